@@ -1,0 +1,129 @@
+//! The JSON schema of certificate format v1, as serde types. Field order here is the order in
+//! the file. Unknown fields are rejected so that a typo cannot silently drop data.
+
+use serde::{Deserialize, Serialize};
+
+/// Value of the `format` field.
+pub const FORMAT_NAME: &str = "nkrank-certificate";
+/// Value of the `version` field this crate reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// `kind` of a model certificate (proves `r*(m, N) <= rank`).
+pub const KIND_MODEL: &str = "model";
+/// `kind` of a rank-1 infeasibility certificate (proves `r*(m, N) >= 2`).
+pub const KIND_RANK1: &str = "rank1-infeasible";
+
+/// A whole certificate file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CertificateFile {
+    /// Always [`FORMAT_NAME`].
+    pub format: String,
+    /// Always [`FORMAT_VERSION`].
+    pub version: u32,
+    /// [`KIND_MODEL`] or [`KIND_RANK1`].
+    pub kind: String,
+    /// Bits per token.
+    pub m: u32,
+    /// Sequence length `N`.
+    pub length: u32,
+    /// What the certificate proves about `r*(m, N)`.
+    pub claim: Claim,
+    /// Who made it and how; informative only, never trusted by the checker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// The model (kind `model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelJson>,
+    /// The Farkas multipliers (kind `rank1-infeasible`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipliers: Option<Vec<MultiplierJson>>,
+}
+
+/// The claim: `r*(m, N) <= rank` (`bound = "upper"`) or `r*(m, N) >= rank` (`"lower"`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// `"upper"` or `"lower"`.
+    pub bound: String,
+    /// The rank bound.
+    pub rank: u64,
+}
+
+/// Informative metadata. Deterministic: no dates, no host names.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Program and version that wrote the file.
+    pub producer: String,
+    /// The method that found the object.
+    pub method: String,
+    /// A command that reproduces the file.
+    pub command: String,
+}
+
+/// A sparse matrix: `(row, col, value)` triplets, strictly increasing in row-major order,
+/// nonzero values only.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixJson {
+    /// Number of rows.
+    pub rows: u64,
+    /// Number of columns.
+    pub cols: u64,
+    /// Nonzero entries.
+    pub entries: Vec<(u64, u64, String)>,
+}
+
+/// A model: features `U`, `V` and the value table.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ModelJson {
+    /// Query features, `2^m x r`, nonnegative.
+    #[serde(rename = "U")]
+    pub u: MatrixJson,
+    /// Key features, `2^m x r`, nonnegative.
+    #[serde(rename = "V")]
+    pub v: MatrixJson,
+    /// The value table `G`.
+    pub values: ValuesJson,
+}
+
+/// The three encodings of `G`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "encoding", deny_unknown_fields)]
+pub enum ValuesJson {
+    /// `G` as a sparse `2^m x 2^m` matrix.
+    #[serde(rename = "dense")]
+    Dense {
+        /// The matrix.
+        #[serde(rename = "G")]
+        g: MatrixJson,
+    },
+    /// `G(q, z) = gamma[q][<q, z>]`, `gamma[q]` of length `|q| + 1`.
+    #[serde(rename = "levels")]
+    Levels {
+        /// One list per query token.
+        gamma: Vec<Vec<String>>,
+    },
+    /// `G(q, z) = gamma[|q|][|q & z|][|z \ q|]`.
+    #[serde(rename = "types")]
+    Types {
+        /// One `(W + 1) x (m - W + 1)` table per query weight `W`.
+        gamma: Vec<Vec<Vec<String>>>,
+    },
+}
+
+/// One multiplier of a rank-1 infeasibility certificate: a positive rational on one constraint
+/// of the reduced rank-1 system, named by its key.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MultiplierJson {
+    /// Weight `W` of the query token.
+    pub query_weight: u32,
+    /// `"low"` (`y > t - 1/2`) or `"high"` (`y < t + 1/2`).
+    pub side: String,
+    /// Types `[overlap with q, bits outside q]` of the other `N - 1` tokens, nondecreasing.
+    pub others: Vec<(u32, u32)>,
+    /// The multiplier, a positive rational.
+    pub y: String,
+}

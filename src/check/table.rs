@@ -1,0 +1,54 @@
+//! The table of bounds on `r*(m, N)` implied by a set of valid certificates, with monotonicity
+//! in `m` (THEORY.md L6: `r*(m, N) <= r*(m + 1, N)`, so lower bounds carry to larger `m` and
+//! upper bounds to smaller `m`).
+
+use super::{Bound, Proven};
+use std::collections::BTreeMap;
+
+/// One row of the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableRow {
+    /// Bits per token.
+    pub m: u32,
+    /// Sequence length.
+    pub length: u32,
+    /// Best lower bound (1 when no certificate says more: rank 0 has no mass at all).
+    pub lower: u64,
+    /// Best upper bound, if any certificate gives one.
+    pub upper: Option<u64>,
+    /// Index (into the input) of the certificate behind `lower`, if any.
+    pub lower_source: Option<usize>,
+    /// Index of the certificate behind `upper`, if any.
+    pub upper_source: Option<usize>,
+}
+
+/// Combines proven bounds into rows for every `length` present and every `m` from 1 to the
+/// largest `m` present for that length.
+pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
+    let mut max_m: BTreeMap<u32, u32> = BTreeMap::new();
+    for p in proven {
+        let e = max_m.entry(p.length).or_insert(0);
+        *e = (*e).max(p.m);
+    }
+    let mut rows = Vec::new();
+    for (&length, &top) in &max_m {
+        for m in 1..=top {
+            let mut row = TableRow { m, length, lower: 1, upper: None, lower_source: None, upper_source: None };
+            for (i, p) in proven.iter().enumerate().filter(|(_, p)| p.length == length) {
+                match p.bound {
+                    Bound::Lower if p.m <= m && p.rank > row.lower => {
+                        row.lower = p.rank;
+                        row.lower_source = Some(i);
+                    }
+                    Bound::Upper if p.m >= m && row.upper.is_none_or(|u| p.rank < u) => {
+                        row.upper = Some(p.rank);
+                        row.upper_source = Some(i);
+                    }
+                    _ => {}
+                }
+            }
+            rows.push(row);
+        }
+    }
+    rows
+}

@@ -1,0 +1,229 @@
+//! The fast exact verdict by level reduction (THEORY.md L2, L3, L4).
+//!
+//! Rows are independent (L2), so each query token `q` is handled alone. In row `q` a multiset of
+//! the `N - 1` other tokens with least level `tau` has target `tau`, and the output misses it by
+//! `lambda` or more on the low side iff `sum_{z in S} (w_z - (tau - lambda) k_z) <= 0` (L3). That
+//! sum is smallest for one token `a` at level `tau` minimizing its term plus `N - 2` copies of a
+//! token `b` at level `>= tau` minimizing its term (L4); the high side is symmetric. So one scan
+//! per level decides a row in `O(n m)` instead of `O(n^(N-1))`.
+//!
+//! All arithmetic is exact: each row's `k` and `w` are scaled to integers by the least common
+//! denominator, which leaves every sign and every ratio unchanged.
+
+use super::Model;
+use crate::rational::Q;
+use crate::task::{num_tokens, overlap, weight, Token};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{One, Signed, Zero};
+use rayon::prelude::*;
+
+/// Which side of the target a constraint guards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// `y > t - 1/2`: the output is not too low.
+    Low,
+    /// `y < t + 1/2`: the output is not too high.
+    High,
+}
+
+/// A sequence on which a model fails, as found by the fast path: the query token, then the
+/// other `N - 1` tokens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    /// Token at the evaluated position.
+    pub query: Token,
+    /// The other `N - 1` tokens of the sequence.
+    pub others: Vec<Token>,
+}
+
+/// One row's moments scaled to integers: `k_z`, `w_z` times a common positive denominator.
+struct IntRow {
+    q: Token,
+    level: Vec<u32>,
+    k: Vec<BigInt>,
+    w: Vec<BigInt>,
+}
+
+impl IntRow {
+    fn new(model: &Model, q: Token, v_cols: &super::SparseMatrix) -> IntRow {
+        let (k, w) = model.row_moments(q, v_cols);
+        let mut den = BigInt::one();
+        for x in k.iter().chain(w.iter()) {
+            if !x.denom().is_one() {
+                den = den.lcm(x.denom());
+            }
+        }
+        let scale = |x: &Q| x.numer() * (&den / x.denom());
+        let n = k.len();
+        IntRow {
+            q,
+            level: (0..n).map(|z| overlap(q, z as Token)).collect(),
+            k: k.iter().map(scale).collect(),
+            w: w.iter().map(scale).collect(),
+        }
+    }
+
+    /// The term of token `z` for target `tau`, side `side` and threshold `lambda = p / r`
+    /// (times `r`): low side `r w - (r tau - p) k`, high side `(r tau + p) k - r w`.
+    fn term(&self, z: usize, tau: u32, side: Side, p: &BigInt, r: &BigInt) -> BigInt {
+        let rt = r * BigInt::from(tau);
+        match side {
+            Side::Low => r * &self.w[z] - (rt - p) * &self.k[z],
+            Side::High => (rt + p) * &self.k[z] - r * &self.w[z],
+        }
+    }
+
+    /// Minimizes `sum_{z in S} term(z)` over multisets `S = {q, a, b x (N-2)}` with least level
+    /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`).
+    fn min_total(&self, length: usize, tau: u32, side: Side, p: &BigInt, r: &BigInt) -> (BigInt, Option<(usize, usize)>) {
+        let own = self.term(self.q as usize, tau, side, p, r);
+        if length == 1 {
+            return (own, None);
+        }
+        let mut best_a: Option<(BigInt, usize)> = None;
+        let mut best_b: Option<(BigInt, usize)> = None;
+        for z in 0..self.k.len() {
+            let s = self.level[z];
+            if s < tau {
+                continue;
+            }
+            let t = self.term(z, tau, side, p, r);
+            if s == tau && best_a.as_ref().is_none_or(|(v, _)| t < *v) {
+                best_a = Some((t.clone(), z));
+            }
+            if length > 2 && best_b.as_ref().is_none_or(|(v, _)| t < *v) {
+                best_b = Some((t, z));
+            }
+        }
+        // Every level 0..=|q| of row q is inhabited, so `best_a` exists.
+        let (va, a) = best_a.expect("level set is nonempty");
+        let (vb, b) = best_b.unwrap_or((BigInt::zero(), a));
+        (own + va + vb * BigInt::from(length - 2), Some((a, b)))
+    }
+
+    fn witness(&self, length: usize, ab: Option<(usize, usize)>) -> Witness {
+        let mut others = Vec::new();
+        if let Some((a, b)) = ab {
+            others.push(a as Token);
+            others.extend(std::iter::repeat_n(b as Token, length - 2));
+        }
+        Witness { query: self.q, others }
+    }
+
+    /// The levels `tau` a multiset can have as its least level: all of `0..=|q|`, or only `|q|`
+    /// when the sequence is the query alone.
+    fn taus(&self, length: usize) -> std::ops::RangeInclusive<u32> {
+        let wq = weight(self.q);
+        if length == 1 { wq..=wq } else { 0..=wq }
+    }
+
+    /// The first failing sequence of this row at threshold 1/2, if any.
+    fn first_failure(&self, length: usize) -> Option<Witness> {
+        let (p, r) = (BigInt::one(), BigInt::from(2));
+        for tau in self.taus(length) {
+            for side in [Side::Low, Side::High] {
+                let (total, ab) = self.min_total(length, tau, side, &p, &r);
+                if !total.is_positive() {
+                    return Some(self.witness(length, ab));
+                }
+            }
+        }
+        None
+    }
+
+    /// Kernel mass of `S` and the signed error `y - tau` of `S` as an exact rational
+    /// (`None` if the mass is zero).
+    fn error_of(&self, length: usize, tau: u32, ab: Option<(usize, usize)>) -> Option<Q> {
+        let mut ks = self.k[self.q as usize].clone();
+        let mut ws = self.w[self.q as usize].clone();
+        if let Some((a, b)) = ab {
+            let mult = BigInt::from(length - 2);
+            ks += &self.k[a] + &self.k[b] * &mult;
+            ws += &self.w[a] + &self.w[b] * &mult;
+        }
+        if ks.is_zero() {
+            return None;
+        }
+        Some(Q::new(ws, ks) - Q::from_integer(BigInt::from(tau)))
+    }
+
+    /// True iff every multiset of this row has positive kernel mass: for each least level
+    /// `tau`, the lightest one (`q`, the lightest `a` at level `tau`, `N - 2` copies of the
+    /// lightest `b` at level `>= tau`) does.
+    fn valid(&self, length: usize) -> bool {
+        self.taus(length).all(|tau| {
+            let mut mass = self.k[self.q as usize].clone();
+            if length > 1 {
+                let lightest = |pred: &dyn Fn(u32) -> bool| {
+                    (0..self.k.len()).filter(|&z| pred(self.level[z])).map(|z| &self.k[z]).min().cloned()
+                };
+                mass += lightest(&|s| s == tau).unwrap_or_default();
+                mass += lightest(&|s| s >= tau).unwrap_or_default() * BigInt::from(length - 2);
+            }
+            mass.is_positive()
+        })
+    }
+
+    /// Exact maximal error of this row (Dinkelbach's method on every level and side), or `None`
+    /// if some multiset has zero kernel mass.
+    fn max_error(&self, length: usize) -> Option<Q> {
+        if !self.valid(length) {
+            return None;
+        }
+        let mut best = Q::zero();
+        for tau in self.taus(length) {
+            for side in [Side::Low, Side::High] {
+                // Each round either proves that nothing on this (tau, side) misses by more than
+                // `best`, or finds a multiset that does and raises `best` to its miss.
+                loop {
+                    let (p, r) = (best.numer().clone(), best.denom().clone());
+                    let (total, ab) = self.min_total(length, tau, side, &p, &r);
+                    if !total.is_negative() {
+                        break;
+                    }
+                    let e = self.error_of(length, tau, ab)?;
+                    best = if side == Side::Low { -e } else { e };
+                }
+            }
+        }
+        Some(best)
+    }
+}
+
+/// Outcome of the fast exact check of a model.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    /// True iff the error is below 1/2 on every input.
+    pub solves: bool,
+    /// A failing sequence when `solves` is false (the first in row order).
+    pub failure: Option<Witness>,
+}
+
+/// Decides exactly whether the model's error is below 1/2 on every input of length `length`.
+pub fn verdict(model: &Model, length: usize) -> Verdict {
+    let v_cols = model.v().transpose();
+    let n = num_tokens(model.m());
+    let failure = (0..n)
+        .into_par_iter()
+        .find_map_first(|q| IntRow::new(model, q as Token, &v_cols).first_failure(length));
+    Verdict { solves: failure.is_none(), failure }
+}
+
+/// Exact maximal error over all inputs, or `None` if the model is invalid on some input.
+pub fn max_error(model: &Model, length: usize) -> Option<Q> {
+    let v_cols = model.v().transpose();
+    let n = num_tokens(model.m());
+    let per_row: Vec<Option<Q>> = (0..n)
+        .into_par_iter()
+        .map(|q| IntRow::new(model, q as Token, &v_cols).max_error(length))
+        .collect();
+    let mut worst = Q::zero();
+    for e in per_row {
+        let e = e?;
+        if e > worst {
+            worst = e;
+        }
+    }
+    Some(worst)
+}

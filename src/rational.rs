@@ -1,0 +1,102 @@
+//! Exact rationals as they appear in certificates: the strings `"p"` or `"p/q"`.
+//!
+//! Parsing is strict (no whitespace, no `+`, no zero denominator, bounded length) so that a
+//! hostile file cannot make the checker allocate without bound or accept two spellings of one
+//! number. Printing is canonical (lowest terms, positive denominator), which is what makes
+//! certificates byte-for-byte deterministic.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, Zero};
+
+/// The exact number type used wherever a decision is made.
+pub type Q = BigRational;
+
+/// Longest accepted rational string. Real certificates stay far below; the cap keeps a
+/// hostile file from forcing gigantic bignum arithmetic.
+pub const MAX_RATIONAL_CHARS: usize = 4096;
+
+/// Parses `"p"` or `"p/q"` (decimal, optional leading `-` on `p`, `q > 0`).
+pub fn parse_q(s: &str) -> Result<Q, String> {
+    if s.is_empty() {
+        return Err("empty string where a rational was expected".into());
+    }
+    if s.len() > MAX_RATIONAL_CHARS {
+        return Err(format!(
+            "rational with {} characters exceeds the limit of {MAX_RATIONAL_CHARS}",
+            s.len()
+        ));
+    }
+    let (num, den) = match s.split_once('/') {
+        Some((p, q)) => (p, Some(q)),
+        None => (s, None),
+    };
+    let p = parse_int(num, true).ok_or_else(|| format!("malformed rational {s:?}"))?;
+    let q = match den {
+        Some(d) => parse_int(d, false).ok_or_else(|| format!("malformed rational {s:?}"))?,
+        None => BigInt::one(),
+    };
+    if q.is_zero() {
+        return Err(format!("zero denominator in {s:?}"));
+    }
+    Ok(Q::new(p, q))
+}
+
+fn parse_int(s: &str, allow_minus: bool) -> Option<BigInt> {
+    let digits = match s.strip_prefix('-') {
+        Some(rest) if allow_minus => rest,
+        Some(_) => return None,
+        None => s,
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Canonical text of a rational: `"p"` when integral, else `"p/q"` in lowest terms.
+pub fn format_q(x: &Q) -> String {
+    if x.denom().is_one() {
+        x.numer().to_string()
+    } else {
+        format!("{}/{}", x.numer(), x.denom())
+    }
+}
+
+/// Shorthand for the rational `p / q` from machine integers.
+pub fn q(p: i64, d: i64) -> Q {
+    Q::new(BigInt::from(p), BigInt::from(d))
+}
+
+/// The rational one half, the error threshold of the task.
+pub fn half() -> Q {
+    q(1, 2)
+}
+
+/// True when `x < 0`.
+pub fn is_negative(x: &Q) -> bool {
+    x.is_negative()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_format_round_trip() {
+        for s in ["0", "1", "-3", "3/4", "-7/2", "123456789012345678901234567890/7"] {
+            assert_eq!(format_q(&parse_q(s).unwrap()), s);
+        }
+        assert_eq!(format_q(&parse_q("6/8").unwrap()), "3/4");
+        assert_eq!(format_q(&parse_q("4/2").unwrap()), "2");
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        for s in ["", "+1", "1/0", "1/-2", "--1", "1.5", " 1", "1 ", "a", "1/", "/2", "0x10", "1e5"] {
+            assert!(parse_q(s).is_err(), "{s:?} accepted");
+        }
+        let long = "9".repeat(MAX_RATIONAL_CHARS + 1);
+        assert!(parse_q(&long).is_err());
+    }
+}

@@ -1,0 +1,6 @@
+//! Searches that produce certificates: floating-point LPs propose, exact checks dispose.
+
+pub mod certify;
+pub mod full_rank;
+pub mod rank1;
+pub mod upper;
