@@ -1,1 +1,200 @@
-fn main(){}
+//! `nkrank`: finds models and lower-bound certificates for `r*(m, N)` and writes them only after
+//! they pass the exact check. `nkrank-check` re-verifies them without any LP solver.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use nkrank::check::report::{check_file, collect_files};
+use nkrank::check::CheckOptions;
+use nkrank::search::certify::{check_and_write, model_certificate, provenance};
+use nkrank::search::full_rank::full_rank_model;
+use nkrank::search::rank1::{decide_rank1, Rank1Answer};
+use nkrank::search::upper::{self, UpperOptions};
+use nkrank::search::table_render::{render_table, TableFormat};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Largest m the solver accepts (models are explicit 2^m x r matrices).
+const MAX_M: u32 = 12;
+/// Largest sequence length the solver accepts.
+const MAX_LENGTH: u32 = 8;
+/// Full-rank models are written up to this m (they have 4^m entries).
+const MAX_M_FULL_RANK: u32 = 8;
+
+#[derive(Parser)]
+#[command(version, about = "Certified bounds on the least feature rank r*(m, N) of nonnegative kernel attention on Min-IP")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decide rank 1, write the full-rank model, and search for low-rank models; every
+    /// certificate is checked exactly before it is written.
+    Solve {
+        /// Bits per token: one value (`5`) or an inclusive range (`1-8`).
+        #[arg(long, value_parser = parse_m_range)]
+        m: (u32, u32),
+        /// Sequence length N.
+        #[arg(long, default_value_t = 3)]
+        length: u32,
+        /// Output folder; certificates go to `DIR/len{N}/`.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+        /// Look for a model of exactly this rank instead of running every step.
+        #[arg(long)]
+        rank: Option<usize>,
+        /// Time budget in seconds for the low-rank model search, per m.
+        #[arg(long, default_value_t = 60.0)]
+        time_limit: f64,
+        /// Seed of the model search.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Check every certificate under the given paths and print the table of certified bounds,
+    /// with the certificate behind each number.
+    Table {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Md)]
+        format: Format,
+        /// Certificate files or folders.
+        #[arg(default_value = "certificates")]
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Md,
+    Latex,
+    Csv,
+}
+
+fn parse_m_range(s: &str) -> Result<(u32, u32), String> {
+    let parse = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("{t:?} is not a number of bits"));
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (parse(a)?, parse(b)?),
+        None => (parse(s)?, parse(s)?),
+    };
+    if a == 0 {
+        return Err("m must be at least 1 (a token needs a bit)".into());
+    }
+    if b > MAX_M {
+        return Err(format!("m = {b} is too large: models are explicit 2^m-row matrices, so m <= {MAX_M}"));
+    }
+    if a > b {
+        return Err(format!("empty range {a}-{b}"));
+    }
+    Ok((a, b))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Solve { m, length, out, rank, time_limit, seed } => solve(m, length, &out, rank, time_limit, seed),
+        Command::Table { format, paths } => table(format, &paths),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("nkrank: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Fails early, before any work, if `dir` cannot hold certificates.
+fn ensure_writable(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+    let probe = dir.join(format!(".nkrank-write-probe{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| format!("output folder {} is not writable: {e}", dir.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
+    let rel = if p.bound == nkrank::check::Bound::Upper { "<=" } else { ">=" };
+    let err = p.max_error.as_ref().map(|e| format!(", max error {}", nkrank::rational::format_q(e))).unwrap_or_default();
+    eprintln!("  r*({}, {}) {rel} {}  [{}{err}]  {:.2}s  -> {}", p.m, p.length, p.rank, p.kind, secs, path.display());
+}
+
+fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limit: f64, seed: u64) -> Result<(), String> {
+    if length == 0 || length > MAX_LENGTH {
+        return Err(format!("length N = {length} is outside 1..={MAX_LENGTH}"));
+    }
+    if !(time_limit >= 0.0 && time_limit.is_finite()) {
+        return Err("--time-limit must be a nonnegative number of seconds".into());
+    }
+    ensure_writable(out)?;
+    for m in ms.0..=ms.1 {
+        let n = 1usize << m;
+        if let Some(r) = rank {
+            if r == 0 || r > n {
+                return Err(format!("rank {r} is outside 1..=2^m = {n} for m = {m}"));
+            }
+        }
+        eprintln!("m = {m}, N = {length}:");
+        let cmd = match rank {
+            Some(r) => format!("nkrank solve --m {m} --length {length} --rank {r}"),
+            None => format!("nkrank solve --m {m} --length {length}"),
+        };
+        let mut rank1_possible = false;
+        if rank.is_none() || rank == Some(1) {
+            let t = Instant::now();
+            let cert = match decide_rank1(m, length, &cmd)? {
+                Rank1Answer::Model(c) => {
+                    rank1_possible = true;
+                    c
+                }
+                Rank1Answer::Infeasible(c) => c,
+            };
+            let (path, p) = check_and_write(&cert, out)?;
+            report(&path, &p, t.elapsed().as_secs_f64());
+            if rank == Some(1) && !rank1_possible {
+                eprintln!("  no model of rank 1 exists (certificate written)");
+            }
+        }
+        if (rank.is_none() && m <= MAX_M_FULL_RANK) || rank == Some(n) {
+            let t = Instant::now();
+            let model = full_rank_model(m, length)?;
+            let cert = model_certificate(&model, length, provenance("full rank: one-hot keys, kernel lambda^(|q|-<q,z>)", &cmd));
+            let (path, p) = check_and_write(&cert, out)?;
+            report(&path, &p, t.elapsed().as_secs_f64());
+        }
+        let wants_search = match rank {
+            None => !rank1_possible && time_limit > 0.0,
+            Some(r) => r > 1 && r < n,
+        };
+        if wants_search {
+            let opts = UpperOptions { m, length, rank, time_limit_secs: time_limit, seed, out_dir: out.to_path_buf(), command: cmd.clone() };
+            let t = Instant::now();
+            match upper::run(&opts) {
+                Ok(Some((path, p))) => report(&path, &p, t.elapsed().as_secs_f64()),
+                Ok(None) => eprintln!("  low-rank search: no model found within the limits"),
+                Err(e) if rank.is_some() => return Err(e),
+                Err(e) => eprintln!("  low-rank search skipped: {e}"),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn table(format: Format, paths: &[PathBuf]) -> Result<(), String> {
+    let files = collect_files(paths)?;
+    if files.is_empty() {
+        return Err("no certificate files found".into());
+    }
+    let results: Vec<_> = files.iter().map(|f| check_file(f, CheckOptions { max_error_up_to_m: 0 })).collect();
+    for r in &results {
+        if let Err(e) = &r.outcome {
+            return Err(format!("{} is not a valid certificate: {e}", r.file.display()));
+        }
+    }
+    let fmt = match format {
+        Format::Md => TableFormat::Markdown,
+        Format::Latex => TableFormat::Latex,
+        Format::Csv => TableFormat::Csv,
+    };
+    print!("{}", render_table(&results, fmt));
+    Ok(())
+}

@@ -4,6 +4,7 @@
 
 pub mod model_cert;
 pub mod rank1_cert;
+pub mod report;
 pub mod table;
 
 use crate::cert::format::{KIND_MODEL, KIND_RANK1};

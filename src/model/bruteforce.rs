@@ -9,9 +9,9 @@ use crate::task::sequences::Sequences;
 use crate::task::{num_tokens, target, Token};
 use num_traits::{Signed, Zero};
 
-/// Exact maximal error `max_{X, i} |y_i(X) - t_i(X)|`, or `None` when some denominator is zero
-/// (the model is invalid on some input, its error infinite).
-pub fn max_error_bruteforce(model: &Model, length: usize) -> Option<Q> {
+/// The range `(min, max)` of the signed error `y_i(X) - t_i(X)` over every sequence `X` and
+/// position `i`, or `None` when some denominator is zero (the model is invalid on some input).
+pub fn signed_error_range(model: &Model, length: usize) -> Option<(Q, Q)> {
     let n = num_tokens(model.m());
     let mut kernel = vec![Q::zero(); n * n];
     let mut value = vec![Q::zero(); n * n];
@@ -21,7 +21,7 @@ pub fn max_error_bruteforce(model: &Model, length: usize) -> Option<Q> {
             value[q * n + z] = model.values().get(q as Token, z as Token);
         }
     }
-    let mut worst = Q::zero();
+    let mut range: Option<(Q, Q)> = None;
     for seq in Sequences::new(model.m(), length) {
         for (i, &x) in seq.iter().enumerate() {
             let mut num = Q::zero();
@@ -34,11 +34,19 @@ pub fn max_error_bruteforce(model: &Model, length: usize) -> Option<Q> {
             if den.is_zero() {
                 return None;
             }
-            let err = (num / den - Q::from_integer(target(&seq, i).into())).abs();
-            if err > worst {
-                worst = err;
-            }
+            let e = num / den - Q::from_integer(target(&seq, i).into());
+            range = Some(match range {
+                None => (e.clone(), e),
+                Some((lo, hi)) => (if e < lo { e.clone() } else { lo }, if e > hi { e } else { hi }),
+            });
         }
     }
-    Some(worst)
+    range
+}
+
+/// Exact maximal error `max_{X, i} |y_i(X) - t_i(X)|`, or `None` when some denominator is zero
+/// (the model is invalid on some input, its error infinite).
+pub fn max_error_bruteforce(model: &Model, length: usize) -> Option<Q> {
+    let (lo, hi) = signed_error_range(model, length)?;
+    Some(if lo.abs() > hi.abs() { lo.abs() } else { hi.abs() })
 }

@@ -3,4 +3,5 @@
 pub mod certify;
 pub mod full_rank;
 pub mod rank1;
+pub mod table_render;
 pub mod upper;

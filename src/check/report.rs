@@ -1,0 +1,120 @@
+//! Checking many files and reporting: the logic behind the `nkrank-check` binary, kept in the
+//! library so that tests exercise exactly what users run.
+
+use super::table::{build_table, TableRow};
+use super::{check, CheckOptions, Proven};
+use crate::cert::io::read_certificate;
+use crate::rational::format_q;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// The outcome for one file.
+#[derive(Clone, Debug)]
+pub struct FileResult {
+    /// The file as it was found.
+    pub file: PathBuf,
+    /// What it proves, or why it was rejected.
+    pub outcome: Result<Proven, String>,
+}
+
+/// Expands files and directories (recursively) into certificate files, sorted. Files named
+/// explicitly are always taken; inside directories, `*.json` and `*.json.gz` are.
+pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        if meta.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for e in entries {
+        if e.is_dir() {
+            walk(&e, out)?;
+        } else {
+            let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.ends_with(".json") || name.ends_with(".json.gz") {
+                out.push(e);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads and checks one file. A panic inside the check (which would be a bug) is turned into a
+/// rejection rather than taking the whole run down.
+pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
+    let outcome = std::panic::catch_unwind(|| read_certificate(path).and_then(|c| check(&c, opts)))
+        .unwrap_or_else(|_| Err("internal error while checking (a bug in the checker); certificate not accepted".into()));
+    FileResult { file: path.to_path_buf(), outcome }
+}
+
+/// The table implied by the valid results.
+pub fn table_of(results: &[FileResult]) -> (Vec<TableRow>, Vec<&FileResult>) {
+    let valid: Vec<&FileResult> = results.iter().filter(|r| r.outcome.is_ok()).collect();
+    let proven: Vec<Proven> = valid.iter().map(|r| r.outcome.clone().expect("filtered")).collect();
+    (build_table(&proven), valid)
+}
+
+/// The `--json` report: `{"results": [...], "table": [...]}`.
+pub fn json_report(results: &[FileResult]) -> Value {
+    let res: Vec<Value> = results
+        .iter()
+        .map(|r| match &r.outcome {
+            Ok(p) => json!({
+                "file": r.file.display().to_string(),
+                "valid": true,
+                "kind": p.kind,
+                "m": p.m,
+                "length": p.length,
+                "bound": p.bound.as_str(),
+                "rank": p.rank,
+                "max_error": p.max_error.as_ref().map(format_q),
+            }),
+            Err(e) => json!({"file": r.file.display().to_string(), "valid": false, "error": e}),
+        })
+        .collect();
+    let (table, _) = table_of(results);
+    let rows: Vec<Value> = table
+        .iter()
+        .map(|t| json!({"m": t.m, "length": t.length, "lower": t.lower, "upper": t.upper}))
+        .collect();
+    json!({"results": res, "table": rows})
+}
+
+/// The human-readable report.
+pub fn text_report(results: &[FileResult]) -> String {
+    let mut s = String::new();
+    for r in results {
+        match &r.outcome {
+            Ok(p) => {
+                let rel = if p.bound == super::Bound::Upper { "<=" } else { ">=" };
+                let err = p.max_error.as_ref().map(|e| format!(", max error {}", format_q(e))).unwrap_or_default();
+                s += &format!("ok    {}: r*({}, {}) {rel} {} [{}{err}]\n", r.file.display(), p.m, p.length, p.rank, p.kind);
+            }
+            Err(e) => s += &format!("FAIL  {}: {e}\n", r.file.display()),
+        }
+    }
+    let (table, _) = table_of(results);
+    if !table.is_empty() {
+        s += "\n   N    m  lower  upper\n";
+        for t in &table {
+            let up = t.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
+            let exact = if t.upper == Some(t.lower) { "  exact" } else { "" };
+            s += &format!("{:>4} {:>4} {:>6} {:>6}{exact}\n", t.length, t.m, t.lower, up);
+        }
+    }
+    let bad = results.iter().filter(|r| r.outcome.is_err()).count();
+    s += &format!("\n{} certificate(s), {} valid, {} rejected\n", results.len(), results.len() - bad, bad);
+    s
+}

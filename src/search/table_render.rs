@@ -1,0 +1,69 @@
+//! Rendering the table of certified bounds for a paper: Markdown, LaTeX or CSV, each number
+//! with the certificate file and method behind it.
+
+use crate::check::report::{table_of, FileResult};
+
+/// Output format of [`render_table`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    /// A GitHub-flavoured Markdown table.
+    Markdown,
+    /// A LaTeX `tabular`.
+    Latex,
+    /// Comma-separated values with a header line.
+    Csv,
+}
+
+/// Renders the table implied by the valid results.
+pub fn render_table(results: &[FileResult], format: TableFormat) -> String {
+    let (rows, valid) = table_of(results);
+    let describe = |src: Option<usize>| -> (String, String) {
+        match src {
+            None => ("-".into(), "trivial".into()),
+            Some(i) => {
+                let r = valid[i];
+                let method = r.outcome.as_ref().ok().and_then(|p| p.method.clone()).unwrap_or_else(|| "-".into());
+                (r.file.display().to_string(), method)
+            }
+        }
+    };
+    let mut out = String::new();
+    match format {
+        TableFormat::Markdown => {
+            out += "| N | m | lower | upper | lower: certificate (method) | upper: certificate (method) |\n";
+            out += "|---|---|---|---|---|---|\n";
+        }
+        TableFormat::Latex => {
+            out += "\\begin{tabular}{rrrrll}\n$N$ & $m$ & lower & upper & lower bound & upper bound \\\\\n\\hline\n";
+        }
+        TableFormat::Csv => out += "length,m,lower,upper,lower_certificate,lower_method,upper_certificate,upper_method\n",
+    }
+    for row in rows {
+        let (lf, lm) = describe(row.lower_source);
+        let (uf, um) = describe(row.upper_source);
+        let up = row.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
+        match format {
+            TableFormat::Markdown => {
+                out += &format!("| {} | {} | {} | {} | `{lf}` ({lm}) | `{uf}` ({um}) |\n", row.length, row.m, row.lower, up)
+            }
+            TableFormat::Latex => {
+                let esc = |s: &str| s.replace('_', "\\_").replace('^', "\\^{}").replace('&', "\\&");
+                out += &format!(
+                    "{} & {} & {} & {} & \\texttt{{{}}} & \\texttt{{{}}} \\\\\n",
+                    row.length, row.m, row.lower, up, esc(&lf), esc(&uf)
+                )
+            }
+            TableFormat::Csv => {
+                let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+                out += &format!(
+                    "{},{},{},{},{},{},{},{}\n",
+                    row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&uf), quote(&um)
+                )
+            }
+        }
+    }
+    if format == TableFormat::Latex {
+        out += "\\end{tabular}\n";
+    }
+    out
+}

@@ -1,0 +1,110 @@
+//! Brute force is the reference semantics: the level-reduced verdict and the exact
+//! maximal-error computation must agree with exhaustive enumeration of every sequence.
+
+mod common;
+
+use common::{perturbed_full_rank, rand_model};
+use nkrank::model::bruteforce::{max_error_bruteforce, signed_error_range};
+use nkrank::model::levels::{max_error, verdict};
+use nkrank::rational::{half, q};
+use num_traits::Signed;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn agree(model: &nkrank::model::Model, length: usize, context: &str) {
+    let brute = max_error_bruteforce(model, length);
+    let fast = max_error(model, length);
+    assert_eq!(brute, fast, "max error disagrees ({context})");
+    let solves = brute.as_ref().is_some_and(|e| *e < half());
+    let v = verdict(model, length);
+    assert_eq!(v.solves, solves, "verdict disagrees ({context}): brute {brute:?}");
+    // A reported failure must really be a failure: evaluate that one sequence by brute force.
+    if let Some(w) = v.failure {
+        assert_eq!(w.others.len() + 1, length);
+        let mut seq = vec![w.query];
+        seq.extend(&w.others);
+        let (mut num, mut den) = (q(0, 1), q(0, 1));
+        for &z in &seq {
+            let k = model.kernel(w.query, z);
+            num += &k * model.values().get(w.query, z);
+            den += k;
+        }
+        let t = q(nkrank::task::target(&seq, 0) as i64, 1);
+        assert!(den == q(0, 1) || (num / den - t).abs() >= half(), "witness {seq:?} is not a failure ({context})");
+    }
+}
+
+#[test]
+fn random_models_agree_with_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut count = 0;
+    for m in 1..=4u32 {
+        for length in 1..=4usize {
+            // Keep n^N small enough for exact enumeration.
+            let trials = match (m, length) {
+                (4, 4) => 2,
+                (4, 3) | (3, 4) => 6,
+                _ => 20,
+            };
+            for t in 0..trials {
+                let r = 1 + t % 3;
+                let zero_frac = [0.0, 0.3, 0.7][t % 3];
+                let model = rand_model(&mut rng, m, r, zero_frac);
+                agree(&model, length, &format!("random m={m} N={length} trial {t}"));
+                count += 1;
+            }
+        }
+    }
+    assert!(count > 150);
+}
+
+#[test]
+fn solving_models_and_the_exact_boundary() {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut boundary_cases = 0;
+    for m in 1..=3u32 {
+        for length in 1..=3usize {
+            for _ in 0..4 {
+                let model = perturbed_full_rank(&mut rng, m);
+                agree(&model, length, &format!("perturbed full rank m={m} N={length}"));
+                let (lo, hi) = signed_error_range(&model, length).expect("valid model");
+                assert!(hi < half() && -lo.clone() < half(), "construction should solve");
+                // Shift every output up so the worst high-side miss is exactly 1/2.
+                let d = half() - &hi;
+                let at = model.with_values_shifted(&d);
+                assert_eq!(max_error(&at, length), Some(half()), "m={m} N={length}");
+                assert!(!verdict(&at, length).solves, "error exactly 1/2 must not count as solving");
+                agree(&at, length, "at the boundary");
+                // Just below the boundary it solves (the error band is narrower than 1).
+                if hi.clone() - &lo < q(1, 1) {
+                    let below = model.with_values_shifted(&(d - q(1, 1000)));
+                    let e = max_error_bruteforce(&below, length).unwrap();
+                    assert_eq!(verdict(&below, length).solves, e < half());
+                    agree(&below, length, "just below the boundary");
+                }
+                boundary_cases += 1;
+            }
+        }
+    }
+    assert_eq!(boundary_cases, 36);
+}
+
+#[test]
+fn invalid_models_have_no_finite_error() {
+    // All kernel mass on token 0: a row whose sequence avoids token 0 has zero denominator.
+    use nkrank::model::{Model, SparseMatrix, Values};
+    let m = 2;
+    let n = 4;
+    let mut u = SparseMatrix::zeros(n, 1);
+    let mut v = SparseMatrix::zeros(n, 1);
+    for i in 0..n {
+        u.set(i, 0, q(1, 1));
+    }
+    v.set(0, 0, q(1, 1));
+    let model = Model::new(m, u, v, Values::Levels((0..n).map(|x: usize| vec![q(0, 1); x.count_ones() as usize + 1]).collect())).unwrap();
+    for length in 1..=3 {
+        assert_eq!(max_error_bruteforce(&model, length), None);
+        assert_eq!(max_error(&model, length), None);
+        assert!(!verdict(&model, length).solves);
+    }
+}
