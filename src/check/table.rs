@@ -34,13 +34,23 @@ pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
     for (&length, &top) in &max_m {
         for m in 1..=top {
             let mut row = TableRow { m, length, lower: 1, upper: None, lower_source: None, upper_source: None };
+            // On equal ranks, cite the certificate whose m is closest to the row's.
+            let src_m = |s: Option<usize>| s.map(|i| proven[i].m);
             for (i, p) in proven.iter().enumerate().filter(|(_, p)| p.length == length) {
                 match p.bound {
-                    Bound::Lower if p.m <= m && p.rank > row.lower => {
+                    Bound::Lower
+                        if p.m <= m
+                            && (p.rank > row.lower
+                                || (p.rank == row.lower && src_m(row.lower_source).is_some_and(|s| p.m > s))) =>
+                    {
                         row.lower = p.rank;
                         row.lower_source = Some(i);
                     }
-                    Bound::Upper if p.m >= m && row.upper.is_none_or(|u| p.rank < u) => {
+                    Bound::Upper
+                        if p.m >= m
+                            && (row.upper.is_none_or(|u| p.rank < u)
+                                || (row.upper == Some(p.rank) && src_m(row.upper_source).is_some_and(|s| p.m < s))) =>
+                    {
                         row.upper = Some(p.rank);
                         row.upper_source = Some(i);
                     }
@@ -51,4 +61,26 @@ pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
         }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(m: u32, bound: Bound, rank: u64) -> Proven {
+        Proven { kind: String::new(), m, length: 3, bound, rank, max_error: None, method: None }
+    }
+
+    #[test]
+    fn monotonicity_carries_bounds() {
+        let proven = vec![p(2, Bound::Lower, 2), p(4, Bound::Upper, 5), p(3, Bound::Upper, 9), p(3, Bound::Lower, 2)];
+        let t = build_table(&proven);
+        assert_eq!(t.len(), 4);
+        let row = |m: u32| t.iter().find(|r| r.m == m).unwrap().clone();
+        assert_eq!((row(1).lower, row(1).upper), (1, Some(5)));
+        assert_eq!((row(2).lower, row(2).upper), (2, Some(5)));
+        assert_eq!((row(3).lower, row(3).upper, row(3).lower_source), (2, Some(5), Some(3)));
+        assert_eq!((row(4).lower, row(4).upper), (2, Some(5)));
+        assert_eq!(row(4).upper_source, Some(1));
+    }
 }

@@ -44,6 +44,7 @@ pub fn render_table(results: &[FileResult], format: TableFormat) -> String {
         let up = row.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
         match format {
             TableFormat::Markdown => {
+                let (lm, um) = (lm.replace('|', "\\|"), um.replace('|', "\\|"));
                 out += &format!("| {} | {} | {} | {} | `{lf}` ({lm}) | `{uf}` ({um}) |\n", row.length, row.m, row.lower, up)
             }
             TableFormat::Latex => {

@@ -1,0 +1,107 @@
+//! `nkrank-bench`: the benchmarks of docs/BENCHMARKS.md. Prints Markdown tables.
+//!
+//! - `check`: checking model certificates (full-rank models, m = 4..8): the level-reduced exact
+//!   verdict against brute-force enumeration of all sequences (brute force up to `--brute-max-m`).
+//! - `rank1`: deciding rank 1 (m = 4..10): the symmetry-reduced LP against the unreduced one
+//!   (unreduced up to `--full-max-m`), and the exact certification of the answer.
+
+use clap::{Parser, Subcommand};
+use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
+use nkrank::model::bruteforce::max_error_bruteforce;
+use nkrank::model::levels::{max_error, verdict};
+use nkrank::search::full_rank::full_rank_model;
+use nkrank::search::rank1::decide_rank1;
+use std::time::Instant;
+
+#[derive(Parser)]
+struct Args {
+    #[command(subcommand)]
+    which: Which,
+}
+
+#[derive(Subcommand)]
+enum Which {
+    /// Model-certificate checking: level reduction vs brute force.
+    Check {
+        #[arg(long, default_value_t = 4)]
+        min_m: u32,
+        #[arg(long, default_value_t = 8)]
+        max_m: u32,
+        #[arg(long, default_value_t = 5)]
+        brute_max_m: u32,
+        /// Repetitions; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+    },
+    /// Rank-1 decision: symmetry-reduced vs unreduced LP.
+    Rank1 {
+        #[arg(long, default_value_t = 4)]
+        min_m: u32,
+        #[arg(long, default_value_t = 10)]
+        max_m: u32,
+        #[arg(long, default_value_t = 6)]
+        full_max_m: u32,
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+    },
+}
+
+/// Median wall-clock seconds of `reps` runs of `f`.
+fn median_secs(reps: usize, mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    t[t.len() / 2]
+}
+
+fn main() -> Result<(), String> {
+    match Args::parse().which {
+        Which::Check { min_m, max_m, brute_max_m, reps } => {
+            println!("| m | rank | verdict (L4) s | exact max error (L4) s | brute force s |");
+            println!("|---|---|---|---|---|");
+            for m in min_m..=max_m {
+                let model = full_rank_model(m, 3)?;
+                let tv = median_secs(reps, || assert!(verdict(&model, 3).solves));
+                let te = median_secs(reps, || assert!(max_error(&model, 3).is_some()));
+                let tb = if m <= brute_max_m {
+                    format!("{:.3}", median_secs(1, || assert!(max_error_bruteforce(&model, 3).is_some())))
+                } else {
+                    "skipped".into()
+                };
+                println!("| {m} | {} | {tv:.4} | {te:.4} | {tb} |", model.rank());
+            }
+        }
+        Which::Rank1 { min_m, max_m, full_max_m, reps } => {
+            println!("| m | reduced LP s | unreduced LP s | decide + exact certificate s | answer |");
+            println!("|---|---|---|---|---|");
+            for m in min_m..=max_m {
+                let tr = median_secs(reps, || {
+                    solve_reduced(m, 3).unwrap();
+                });
+                let tf = if m <= full_max_m {
+                    format!("{:.3}", median_secs(1, || {
+                        solve_full_margin(m, 3).unwrap();
+                    }))
+                } else {
+                    "skipped".into()
+                };
+                let mut answer = String::new();
+                let tc = median_secs(reps, || {
+                    answer = match decide_rank1(m, 3, "bench").unwrap() {
+                        nkrank::search::rank1::Rank1Answer::Model(_) => "rank 1 possible".into(),
+                        nkrank::search::rank1::Rank1Answer::Infeasible(c) => {
+                            format!("impossible ({} multipliers)", c.multipliers.map(|v| v.len()).unwrap_or(0))
+                        }
+                    }
+                });
+                println!("| {m} | {tr:.4} | {tf} | {tc:.4} | {answer} |");
+            }
+        }
+    }
+    Ok(())
+}
