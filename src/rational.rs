@@ -31,15 +31,30 @@ pub fn parse_q(s: &str) -> Result<Q, String> {
         Some((p, q)) => (p, Some(q)),
         None => (s, None),
     };
-    let p = parse_int(num, true).ok_or_else(|| format!("malformed rational {s:?}"))?;
+    let p = parse_int(num, true).ok_or_else(|| format!("malformed rational {}", clip(s)))?;
     let q = match den {
-        Some(d) => parse_int(d, false).ok_or_else(|| format!("malformed rational {s:?}"))?,
+        Some(d) => parse_int(d, false).ok_or_else(|| format!("malformed rational {}", clip(s)))?,
         None => BigInt::one(),
     };
     if q.is_zero() {
-        return Err(format!("zero denominator in {s:?}"));
+        return Err(format!("zero denominator in {}", clip(s)));
     }
-    Ok(Q::new(p, q))
+    let x = Q::new(p, q);
+    // One number, one spelling: reject "6/2", "-0", "007", "0/5" and the like.
+    let canonical = format_q(&x);
+    if canonical != s {
+        return Err(format!("non-canonical rational {}; write it as {}", clip(s), clip(&canonical)));
+    }
+    Ok(x)
+}
+
+/// The string quoted for an error message, shortened if long (hostile input can be huge).
+fn clip(s: &str) -> String {
+    if s.len() <= 60 {
+        format!("{s:?}")
+    } else {
+        format!("{:?}... ({} characters)", &s[..40], s.len())
+    }
 }
 
 fn parse_int(s: &str, allow_minus: bool) -> Option<BigInt> {
@@ -84,11 +99,12 @@ mod tests {
 
     #[test]
     fn parse_and_format_round_trip() {
-        for s in ["0", "1", "-3", "3/4", "-7/2", "123456789012345678901234567890/7"] {
+        for s in ["0", "1", "-3", "3/4", "-7/2", "123456789012345678901234567891/2"] {
             assert_eq!(format_q(&parse_q(s).unwrap()), s);
         }
-        assert_eq!(format_q(&parse_q("6/8").unwrap()), "3/4");
-        assert_eq!(format_q(&parse_q("4/2").unwrap()), "2");
+        for s in ["6/8", "4/2", "-0", "007", "0/5", "3/1", "-4/6"] {
+            assert!(parse_q(s).unwrap_err().contains("non-canonical"), "{s:?} accepted");
+        }
     }
 
     #[test]

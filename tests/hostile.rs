@@ -79,7 +79,7 @@ fn malformed_and_hostile_model_files_are_rejected_cleanly() {
     expect_rejected(&dir, "encoding", &edit(&base, |v| v["model"]["values"]["encoding"] = "fancy".into()), "not a valid certificate");
     expect_rejected(&dir, "no-model", &edit(&base, |v| { v.as_object_mut().unwrap().remove("model"); }), "without a \"model\"");
     // Large but admissible numbers make the model fail, not the checker.
-    let big = format!("{}/{}", "7".repeat(2000), "3".repeat(2000));
+    let big = format!("{}/1024", "7".repeat(4000));
     expect_rejected(&dir, "big-gamma", &edit(&base, |v| v["model"]["values"]["gamma"][2][0][0] = big.into()), "does not solve");
 }
 
@@ -143,4 +143,19 @@ fn json_report_has_the_documented_shape() {
     // m = 1..3 have rank-1 models; with N = 3 those rows are exact.
     let row = table.iter().find(|r| r["m"] == 3 && r["length"] == 3).unwrap();
     assert_eq!((row["lower"].as_u64(), row["upper"].as_u64()), (Some(1), Some(1)));
+}
+
+#[test]
+fn trailing_bytes_after_gzip_and_contradictions_are_rejected() {
+    use std::io::Write;
+    let dir = scratch("gz");
+    let base = committed("len3/m04-lower-r2-rank1-infeasible.json");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(base.as_bytes()).unwrap();
+    let mut gz = enc.finish().unwrap();
+    let ok = dir.join("ok.json.gz");
+    std::fs::write(&ok, &gz).unwrap();
+    assert_eq!(run_check(&ok).0, 0);
+    gz.extend_from_slice(b"garbage");
+    expect_rejected(&dir, "trailing", &gz, "after the end of the gzip stream");
 }

@@ -1,10 +1,11 @@
 //! `nkrank-check`: verifies certificates in exact rational arithmetic. Links no LP solver.
 //!
-//! Exit status: 0 iff every certificate given is valid; 1 if any is rejected; 2 on a usage
-//! error (no such path, no certificate found).
+//! Exit status: 0 iff every certificate given is valid and their bounds are consistent; 1 if
+//! any is rejected or a lower bound exceeds an upper bound; 2 on a usage error (no such path,
+//! no certificate found).
 
 use clap::Parser;
-use nkrank::check::report::{check_file, collect_files, json_report, text_report};
+use nkrank::check::report::{all_good, check_file, collect_files, json_report, text_report};
 use nkrank::check::CheckOptions;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -45,5 +46,5 @@ fn main() -> ExitCode {
     } else {
         print!("{}", text_report(&results));
     }
-    if results.iter().all(|r| r.outcome.is_ok()) { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if all_good(&results) { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }

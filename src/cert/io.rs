@@ -9,13 +9,22 @@ pub const MAX_CERTIFICATE_BYTES: u64 = 512 << 20;
 
 /// Reads and parses a certificate file; gzip is recognized by its magic bytes.
 pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
+    let size = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+    if size > MAX_CERTIFICATE_BYTES {
+        return Err(format!("{}: larger than {MAX_CERTIFICATE_BYTES} bytes", path.display()));
+    }
     let raw = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&raw[..])
+        let mut dec = flate2::bufread::GzDecoder::new(&raw[..]);
+        (&mut dec)
             .take(MAX_CERTIFICATE_BYTES + 1)
             .read_to_end(&mut out)
             .map_err(|e| format!("{}: corrupt gzip stream: {e}", path.display()))?;
+        // One gzip member and nothing after it: trailing bytes would be unchecked data.
+        if !dec.into_inner().is_empty() {
+            return Err(format!("{}: bytes after the end of the gzip stream", path.display()));
+        }
         out
     } else {
         raw

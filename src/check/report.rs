@@ -92,6 +92,11 @@ pub fn json_report(results: &[FileResult]) -> Value {
     json!({"results": res, "table": rows})
 }
 
+/// True iff every file is valid and the table they imply is consistent.
+pub fn all_good(results: &[FileResult]) -> bool {
+    results.iter().all(|r| r.outcome.is_ok()) && super::table::contradictions(&table_of(results).0).is_empty()
+}
+
 /// The human-readable report.
 pub fn text_report(results: &[FileResult]) -> String {
     let mut s = String::new();
@@ -114,7 +119,10 @@ pub fn text_report(results: &[FileResult]) -> String {
             s += &format!("{:>4} {:>4} {:>6} {:>6}{exact}\n", t.length, t.m, t.lower, up);
         }
     }
+    for c in super::table::contradictions(&table) {
+        s += &format!("\nCONTRADICTION: {c} (a bug in the checker or the theory)\n");
+    }
     let bad = results.iter().filter(|r| r.outcome.is_err()).count();
-    s += &format!("\n{} certificate(s), {} valid, {} rejected\n", results.len(), results.len() - bad, bad);
+    s += &format!("\ncertificates: {} passed, {} failed\n", results.len() - bad, bad);
     s
 }

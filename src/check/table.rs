@@ -84,3 +84,12 @@ mod tests {
         assert_eq!(row(4).upper_source, Some(1));
     }
 }
+
+/// Rows whose lower bound exceeds their upper bound. Valid certificates can never produce one,
+/// so any such row means a bug in the trusted code, and the checker fails loudly on it.
+pub fn contradictions(rows: &[TableRow]) -> Vec<String> {
+    rows.iter()
+        .filter(|r| r.upper.is_some_and(|u| r.lower > u))
+        .map(|r| format!("r*({}, {}): certified lower bound {} exceeds certified upper bound {}", r.m, r.length, r.lower, r.upper.unwrap_or(0)))
+        .collect()
+}
