@@ -14,9 +14,12 @@ pub mod cert;
 pub mod check;
 pub mod model;
 pub mod rank1;
+pub mod ratio;
 pub mod rational;
 pub mod task;
 
+#[cfg(feature = "solver")]
+pub mod lower;
 #[cfg(feature = "solver")]
 pub mod lp;
 #[cfg(feature = "solver")]

@@ -138,7 +138,7 @@ fn json_report_has_the_documented_shape() {
     let table = v["table"].as_array().unwrap();
     let row = table.iter().find(|r| r["m"] == 4 && r["length"] == 3).expect("row m = 4, N = 3");
     let keys: Vec<&str> = row.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys[..4], ["m", "length", "lower", "upper"]);
+    assert_eq!(keys, ["m", "length", "lower", "upper", "theory"]);
     assert_eq!(row["lower"], 2);
     // m = 1..3 have rank-1 models; with N = 3 those rows are exact.
     let row = table.iter().find(|r| r["m"] == 3 && r["length"] == 3).unwrap();

@@ -51,6 +51,11 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
+    Lower {
+        #[command(subcommand)]
+        what: Lower,
+    },
     /// Check every certificate under the given paths and print the table of certified bounds,
     /// with the certificate behind each number.
     Table {
@@ -63,6 +68,43 @@ enum Command {
     },
 }
 
+#[derive(Subcommand)]
+enum Lower {
+    /// Tabulate the row ratios rho (N = 3) for query weights in a range, as CSV.
+    Ratios {
+        /// Smallest query weight W.
+        #[arg(long, default_value_t = 0)]
+        wmin: u32,
+        /// Largest query weight W.
+        #[arg(long, default_value_t = 32)]
+        wmax: u32,
+        /// CSV output file (appended to when --wmin > 0).
+        #[arg(long, default_value = "docs/ratios.csv")]
+        out: PathBuf,
+    },
+    /// Exhaustive fooling-set search for each m of a range (N = 3).
+    Fooling {
+        /// Bits per token: one value or an inclusive range `A-B`.
+        #[arg(long, value_parser = parse_m_range)]
+        m: (u32, u32),
+        /// Output folder.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+    },
+    /// The theory curve: code-based fooling sets for each m of a range (up to 64).
+    Theory {
+        /// Bits per token: one value or an inclusive range `A-B`, at most 64.
+        #[arg(long, value_parser = parse_m_range_64)]
+        m: (u32, u32),
+        /// Output folder.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+        /// Only print the bounds; write no certificate.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Md,
@@ -71,6 +113,14 @@ enum Format {
 }
 
 fn parse_m_range(s: &str) -> Result<(u32, u32), String> {
+    parse_m_range_up_to(s, MAX_M)
+}
+
+fn parse_m_range_64(s: &str) -> Result<(u32, u32), String> {
+    parse_m_range_up_to(s, 64)
+}
+
+fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
     let parse = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("{t:?} is not a number of bits"));
     let (a, b) = match s.split_once('-') {
         Some((a, b)) => (parse(a)?, parse(b)?),
@@ -79,8 +129,8 @@ fn parse_m_range(s: &str) -> Result<(u32, u32), String> {
     if a == 0 {
         return Err("m must be at least 1 (a token needs a bit)".into());
     }
-    if b > MAX_M {
-        return Err(format!("m = {b} is too large: models are explicit 2^m-row matrices, so m <= {MAX_M}"));
+    if b > max {
+        return Err(format!("m = {b} is too large: this command handles m <= {max}"));
     }
     if a > b {
         return Err(format!("empty range {a}-{b}"));
@@ -93,6 +143,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Solve { m, length, out, rank, time_limit, seed } => solve(m, length, &out, rank, time_limit, seed),
         Command::Table { format, paths } => table(format, &paths),
+        Command::Lower { what } => lower(what),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -177,6 +228,43 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limi
         }
     }
     Ok(())
+}
+
+fn lower(what: Lower) -> Result<(), String> {
+    match what {
+        Lower::Ratios { wmin, wmax, out } => {
+            if wmin > wmax || wmax > 64 {
+                return Err("need wmin <= wmax <= 64".into());
+            }
+            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+                ensure_writable(dir)?;
+            }
+            // Written whole to a temporary file and renamed (or appended for a continuation).
+            let mut buf = Vec::new();
+            let bad = nkrank::lower::runs::ratio_table(wmin, wmax, &mut buf)?;
+            if wmin == 0 {
+                nkrank::cert::io::write_atomic(&out, &buf)?;
+            } else {
+                use std::io::Write;
+                let mut f = std::fs::OpenOptions::new().append(true).open(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+                f.write_all(&buf).map_err(|e| e.to_string())?;
+            }
+            if bad > 0 {
+                return Err(format!("{bad} value(s) disagree with the closed form; see {}", out.display()));
+            }
+            Ok(())
+        }
+        Lower::Fooling { m, out } => {
+            ensure_writable(&out)?;
+            nkrank::lower::runs::fooling_range(m, &out)
+        }
+        Lower::Theory { m, out, dry_run } => {
+            if !dry_run {
+                ensure_writable(&out)?;
+            }
+            nkrank::lower::runs::theory_range(m, &out, !dry_run)
+        }
+    }
 }
 
 fn table(format: Format, paths: &[PathBuf]) -> Result<(), String> {

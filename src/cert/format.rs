@@ -11,6 +11,11 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const KIND_MODEL: &str = "model";
 /// `kind` of a rank-1 infeasibility certificate (proves `r*(m, N) >= 2`).
 pub const KIND_RANK1: &str = "rank1-infeasible";
+/// `kind` of a row-ratio lemma certificate (proves `K(q, b) <= rho K(q, a)` in every solving
+/// model; claims `{"bound": "lemma", "rank": 0}` and bounds no rank by itself).
+pub const KIND_ROW_RATIO: &str = "row-ratio";
+/// `kind` of a multiplicative fooling-set certificate (proves `r*(m, N) >= rank`).
+pub const KIND_FOOLING: &str = "fooling-set";
 
 /// A whole certificate file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -20,7 +25,7 @@ pub struct CertificateFile {
     pub format: String,
     /// Always [`FORMAT_VERSION`].
     pub version: u32,
-    /// [`KIND_MODEL`] or [`KIND_RANK1`].
+    /// [`KIND_MODEL`], [`KIND_RANK1`], [`KIND_ROW_RATIO`] or [`KIND_FOOLING`].
     pub kind: String,
     /// Bits per token.
     pub m: u32,
@@ -37,13 +42,20 @@ pub struct CertificateFile {
     /// The Farkas multipliers (kind `rank1-infeasible`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multipliers: Option<Vec<MultiplierJson>>,
+    /// The lemma and its dual certificate (kind `row-ratio`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<RatioJson>,
+    /// The pairs and the lemmas they rest on (kind `fooling-set`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fooling: Option<FoolingJson>,
 }
 
-/// The claim: `r*(m, N) <= rank` (`bound = "upper"`) or `r*(m, N) >= rank` (`"lower"`).
+/// The claim: `r*(m, N) <= rank` (`bound = "upper"`) or `r*(m, N) >= rank` (`"lower"`); a
+/// row-ratio lemma claims `"lemma"` with rank 0 (it bounds no rank).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
-    /// `"upper"` or `"lower"`.
+    /// `"upper"`, `"lower"` or `"lemma"`.
     pub bound: String,
     /// The rank bound.
     pub rank: u64,
@@ -126,4 +138,77 @@ pub struct MultiplierJson {
     pub others: Vec<(u32, u32)>,
     /// The multiplier, a positive rational.
     pub y: String,
+}
+
+/// A token named by a row-ratio lemma, relative to the query `q` of weight `W`: the query
+/// itself (`{"level": W, "query": true}`) or a token other than `q` at a level (`{"level": i}`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TokenSpecJson {
+    /// `<q, z>`.
+    pub level: u32,
+    /// True when the token is `q` itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub query: bool,
+}
+
+/// One multiplier of a row-ratio certificate: a positive rational on one constraint of the
+/// reduced single-row system (see `src/ratio.rs`), named by its side and the orbits of the
+/// `N - 1` other tokens.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RatioMultiplierJson {
+    /// `"low"` or `"high"`.
+    pub side: String,
+    /// Orbit labels (`"q"`, `"a"`, `"b"`, `"c<level>"`), nondecreasing in that order.
+    pub others: Vec<String>,
+    /// The multiplier, a positive rational.
+    pub y: String,
+}
+
+/// One orbit's values in a point of the reduced single-row system.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RatioPointEntryJson {
+    /// Orbit label.
+    pub orbit: String,
+    /// `k` on the orbit (nonnegative).
+    pub k: String,
+    /// `w` on the orbit.
+    pub w: String,
+}
+
+/// A row-ratio lemma: in every solving model, for every query of weight `query_weight` and
+/// tokens `a`, `b` as specified, `K(q, b) <= rho K(q, a)`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RatioJson {
+    /// Weight `W` of the query.
+    pub query_weight: u32,
+    /// The denominator token.
+    pub a: TokenSpecJson,
+    /// The numerator token.
+    pub b: TokenSpecJson,
+    /// The bound `rho`, a nonnegative rational.
+    pub rho: String,
+    /// Dual multipliers, strictly increasing keys.
+    pub multipliers: Vec<RatioMultiplierJson>,
+    /// Optional: a point of the closed system with `k_a = 1`, `k_b = rho` (with `interior`,
+    /// shows that `rho` is the exact supremum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Vec<RatioPointEntryJson>>,
+    /// Optional: a point satisfying every constraint strictly, with `k_a > 0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interior: Option<Vec<RatioPointEntryJson>>,
+}
+
+/// A multiplicative fooling set (THEORY B2) with the lemmas it rests on.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FoolingJson {
+    /// The pairs `(q_i, z_i)` as `m`-bit integers; each `K(q_i, z_i) > 0` must be forced.
+    pub pairs: Vec<(u64, u64)>,
+    /// Row-ratio lemmas for the same `(m, N)`; every ordered pair of distinct pairs needs the
+    /// lemma for `(|q_i|, z_i, z_j)` placed in row `q_i`.
+    pub lemmas: Vec<RatioJson>,
 }

@@ -2,12 +2,14 @@
 //! certificate proves what it claims. This module and the ones it calls (`model`, `rank1`,
 //! `task`, `rational`, `cert`) are the whole trusted base; see `docs/CERTIFICATES.md`.
 
+pub mod fooling_cert;
 pub mod model_cert;
 pub mod rank1_cert;
+pub mod ratio_cert;
 pub mod report;
 pub mod table;
 
-use crate::cert::format::{KIND_MODEL, KIND_RANK1};
+use crate::cert::format::{KIND_FOOLING, KIND_MODEL, KIND_RANK1, KIND_ROW_RATIO};
 use crate::cert::{CertificateFile, FORMAT_NAME, FORMAT_VERSION};
 use crate::rational::Q;
 
@@ -21,6 +23,8 @@ pub enum Bound {
     Upper,
     /// `r*(m, N) >= rank`.
     Lower,
+    /// No rank bound: the certificate proves a lemma (kind `row-ratio`; claim `rank` is 0).
+    Lemma,
 }
 
 impl Bound {
@@ -29,6 +33,7 @@ impl Bound {
         match self {
             Bound::Upper => "upper",
             Bound::Lower => "lower",
+            Bound::Lemma => "lemma",
         }
     }
 }
@@ -82,9 +87,20 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
     let bound = match cert.claim.bound.as_str() {
         "upper" => Bound::Upper,
         "lower" => Bound::Lower,
-        other => return Err(format!("claim.bound must be \"upper\" or \"lower\", found {other:?}")),
+        "lemma" => Bound::Lemma,
+        other => return Err(format!("claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}")),
     };
     let (extra_model, extra_mult) = (cert.model.is_some(), cert.multipliers.is_some());
+    // The lower-bound payloads belong to their own kinds only.
+    if cert.ratio.is_some() && cert.kind != KIND_ROW_RATIO {
+        return Err(format!("a {:?} certificate must not carry a \"ratio\" field", cert.kind));
+    }
+    if cert.fooling.is_some() && cert.kind != KIND_FOOLING {
+        return Err(format!("a {:?} certificate must not carry a \"fooling\" field", cert.kind));
+    }
+    if bound == Bound::Lemma && cert.kind != KIND_ROW_RATIO {
+        return Err("claim.bound \"lemma\" is only for row-ratio certificates".into());
+    }
     let max_error = match cert.kind.as_str() {
         KIND_MODEL => {
             if bound != Bound::Upper {
@@ -105,6 +121,28 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
             }
             let mult = cert.multipliers.as_ref().ok_or("rank-1 infeasibility certificate without \"multipliers\"")?;
             rank1_cert::check_rank1(cert.m, cert.length, mult)?;
+            None
+        }
+        KIND_ROW_RATIO => {
+            if bound != Bound::Lemma || cert.claim.rank != 0 {
+                return Err("a row-ratio certificate proves a lemma; it claims exactly {\"bound\": \"lemma\", \"rank\": 0}".into());
+            }
+            if extra_model || extra_mult {
+                return Err("a row-ratio certificate must not carry a model or rank-1 multipliers".into());
+            }
+            let r = cert.ratio.as_ref().ok_or("row-ratio certificate without a \"ratio\" field")?;
+            ratio_cert::check_ratio(cert.m, cert.length, r)?;
+            None
+        }
+        KIND_FOOLING => {
+            if bound != Bound::Lower {
+                return Err("a fooling-set certificate proves a lower bound; claim.bound must be \"lower\"".into());
+            }
+            if extra_model || extra_mult {
+                return Err("a fooling-set certificate must not carry a model or rank-1 multipliers".into());
+            }
+            let f = cert.fooling.as_ref().ok_or("fooling-set certificate without a \"fooling\" field")?;
+            fooling_cert::check_fooling(cert.m, cert.length, cert.claim.rank, f)?;
             None
         }
         other => return Err(format!("unknown certificate kind {other:?}")),

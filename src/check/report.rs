@@ -87,7 +87,7 @@ pub fn json_report(results: &[FileResult]) -> Value {
     let (table, _) = table_of(results);
     let rows: Vec<Value> = table
         .iter()
-        .map(|t| json!({"m": t.m, "length": t.length, "lower": t.lower, "upper": t.upper}))
+        .map(|t| json!({"m": t.m, "length": t.length, "lower": t.lower, "upper": t.upper, "theory": t.theory}))
         .collect();
     json!({"results": res, "table": rows})
 }
@@ -102,6 +102,9 @@ pub fn text_report(results: &[FileResult]) -> String {
     let mut s = String::new();
     for r in results {
         match &r.outcome {
+            Ok(p) if p.bound == super::Bound::Lemma => {
+                s += &format!("ok    {}: a row-ratio lemma for m = {}, N = {} [{}]\n", r.file.display(), p.m, p.length, p.kind);
+            }
             Ok(p) => {
                 let rel = if p.bound == super::Bound::Upper { "<=" } else { ">=" };
                 let err = p.max_error.as_ref().map(|e| format!(", max error {}", format_q(e))).unwrap_or_default();
@@ -112,11 +115,12 @@ pub fn text_report(results: &[FileResult]) -> String {
     }
     let (table, _) = table_of(results);
     if !table.is_empty() {
-        s += "\n   N    m  lower  upper\n";
+        s += "\n   N    m  lower  upper  theory\n";
         for t in &table {
             let up = t.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
+            let th = t.theory.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
             let exact = if t.upper == Some(t.lower) { "  exact" } else { "" };
-            s += &format!("{:>4} {:>4} {:>6} {:>6}{exact}\n", t.length, t.m, t.lower, up);
+            s += &format!("{:>4} {:>4} {:>6} {:>6} {:>7}{exact}\n", t.length, t.m, t.lower, up, th);
         }
     }
     for c in super::table::contradictions(&table) {

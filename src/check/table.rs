@@ -20,6 +20,9 @@ pub struct TableRow {
     pub lower_source: Option<usize>,
     /// Index of the certificate behind `upper`, if any.
     pub upper_source: Option<usize>,
+    /// The paper's mechanism instantiated: the best bound certified by a fooling-set
+    /// certificate (gap domination, amplification, a code; B2) at this or a smaller m.
+    pub theory: Option<u64>,
 }
 
 /// Combines proven bounds into rows for every `length` present and every `m` from 1 to the
@@ -33,7 +36,12 @@ pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
     let mut rows = Vec::new();
     for (&length, &top) in &max_m {
         for m in 1..=top {
-            let mut row = TableRow { m, length, lower: 1, upper: None, lower_source: None, upper_source: None };
+            let mut row = TableRow { m, length, lower: 1, upper: None, lower_source: None, upper_source: None, theory: None };
+            row.theory = proven
+                .iter()
+                .filter(|p| p.length == length && p.m <= m && p.bound == Bound::Lower && p.kind == crate::cert::format::KIND_FOOLING)
+                .map(|p| p.rank)
+                .max();
             // On equal ranks, cite the certificate whose m is closest to the row's.
             let src_m = |s: Option<usize>| s.map(|i| proven[i].m);
             for (i, p) in proven.iter().enumerate().filter(|(_, p)| p.length == length) {
@@ -68,7 +76,8 @@ mod tests {
     use super::*;
 
     fn p(m: u32, bound: Bound, rank: u64) -> Proven {
-        Proven { kind: String::new(), m, length: 3, bound, rank, max_error: None, method: None }
+        let kind = if bound == Bound::Lower { "fooling-set" } else { "model" };
+        Proven { kind: kind.into(), m, length: 3, bound, rank, max_error: None, method: None }
     }
 
     #[test]
@@ -82,14 +91,26 @@ mod tests {
         assert_eq!((row(3).lower, row(3).upper, row(3).lower_source), (2, Some(5), Some(3)));
         assert_eq!((row(4).lower, row(4).upper), (2, Some(5)));
         assert_eq!(row(4).upper_source, Some(1));
+        assert_eq!((row(1).theory, row(2).theory, row(4).theory), (None, Some(2), Some(2)));
+        assert!(contradictions(&t).is_empty());
+        let bad = build_table(&[p(2, Bound::Lower, 6), p(3, Bound::Upper, 5)]);
+        assert_eq!(contradictions(&bad).len(), 4);
     }
 }
 
-/// Rows whose lower bound exceeds their upper bound. Valid certificates can never produce one,
-/// so any such row means a bug in the trusted code, and the checker fails loudly on it.
+/// Rows whose lower bound (or theory bound) exceeds their upper bound. Valid certificates can
+/// never produce one, so any such row means a bug in the trusted code or in the theory, and the
+/// checker fails loudly on it.
 pub fn contradictions(rows: &[TableRow]) -> Vec<String> {
-    rows.iter()
-        .filter(|r| r.upper.is_some_and(|u| r.lower > u))
-        .map(|r| format!("r*({}, {}): certified lower bound {} exceeds certified upper bound {}", r.m, r.length, r.lower, r.upper.unwrap_or(0)))
-        .collect()
+    let mut out = Vec::new();
+    for r in rows {
+        let Some(u) = r.upper else { continue };
+        if r.lower > u {
+            out.push(format!("r*({}, {}): certified lower bound {} exceeds certified upper bound {u}", r.m, r.length, r.lower));
+        }
+        if let Some(t) = r.theory.filter(|&t| t > u) {
+            out.push(format!("r*({}, {}): certified upper bound {u} is below the theory bound T(m) = {t}", r.m, r.length));
+        }
+    }
+    out
 }

@@ -64,20 +64,26 @@ impl IntRow {
         }
     }
 
-    /// The term of token `z` for target `tau`, side `side` and threshold `lambda = p / r`
-    /// (times `r`): low side `r w - (r tau - p) k`, high side `(r tau + p) k - r w`.
-    fn term(&self, z: usize, tau: u32, side: Side, p: &BigInt, r: &BigInt) -> BigInt {
+    /// Coefficients `(c_w, c_k)` of the term `c_w w_z + c_k k_z` of one token for target `tau`,
+    /// side `side` and threshold `lambda = p / r` (all times `r`): low side
+    /// `r w - (r tau - p) k`, high side `(r tau + p) k - r w`.
+    fn coefficients(tau: u32, side: Side, p: &BigInt, r: &BigInt) -> (BigInt, BigInt) {
         let rt = r * BigInt::from(tau);
         match side {
-            Side::Low => r * &self.w[z] - (rt - p) * &self.k[z],
-            Side::High => (rt + p) * &self.k[z] - r * &self.w[z],
+            Side::Low => (r.clone(), p - rt),
+            Side::High => (-r, rt + p),
         }
+    }
+
+    fn term(&self, z: usize, (cw, ck): &(BigInt, BigInt)) -> BigInt {
+        cw * &self.w[z] + ck * &self.k[z]
     }
 
     /// Minimizes `sum_{z in S} term(z)` over multisets `S = {q, a, b x (N-2)}` with least level
     /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`).
     fn min_total(&self, length: usize, tau: u32, side: Side, p: &BigInt, r: &BigInt) -> (BigInt, Option<(usize, usize)>) {
-        let own = self.term(self.q as usize, tau, side, p, r);
+        let c = Self::coefficients(tau, side, p, r);
+        let own = self.term(self.q as usize, &c);
         if length == 1 {
             return (own, None);
         }
@@ -88,7 +94,7 @@ impl IntRow {
             if s < tau {
                 continue;
             }
-            let t = self.term(z, tau, side, p, r);
+            let t = self.term(z, &c);
             if s == tau && best_a.as_ref().is_none_or(|(v, _)| t < *v) {
                 best_a = Some((t.clone(), z));
             }

@@ -25,6 +25,8 @@ pub fn model_certificate(model: &Model, length: u32, prov: Provenance) -> Certif
         provenance: Some(prov),
         model: Some(model_to_json(model)),
         multipliers: None,
+        ratio: None,
+        fooling: None,
     }
 }
 

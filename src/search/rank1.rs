@@ -142,6 +142,8 @@ fn farkas_from_float(m: u32, length: u32, lp: &Rank1Float, prov: Provenance) -> 
             provenance: Some(prov.clone()),
             model: None,
             multipliers: Some(multipliers),
+            ratio: None,
+            fooling: None,
         };
         if check(&cert, CheckOptions::default()).is_ok() {
             return Ok(cert);

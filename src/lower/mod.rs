@@ -1,0 +1,10 @@
+//! Certified lower bounds beyond rank 1 (issue 4): row-ratio lemmas (THEORY L7) and
+//! multiplicative fooling sets (B2). The LP solver proposes; every object returned here has
+//! already passed the checker's exact code.
+
+pub mod exact;
+pub mod fooling;
+pub mod ratio_lp;
+pub mod theory;
+pub mod unreduced;
+pub mod runs;
