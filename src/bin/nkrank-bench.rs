@@ -33,6 +33,22 @@ enum Which {
         #[arg(long, default_value_t = 3)]
         reps: usize,
     },
+    /// Row-ratio lemmas: one LP + exact certificate for the widest gap, against W.
+    Ratio {
+        #[arg(long, default_value_t = 4)]
+        step: u32,
+        #[arg(long, default_value_t = 32)]
+        max_w: u32,
+        #[arg(long, default_value_t = 3)]
+        reps: usize,
+    },
+    /// Fooling sets: the exhaustive clique search (including its ratio LPs), against m.
+    Fooling {
+        #[arg(long, default_value_t = 5)]
+        min_m: u32,
+        #[arg(long, default_value_t = 10)]
+        max_m: u32,
+    },
     /// Rank-1 decision: symmetry-reduced vs unreduced LP.
     Rank1 {
         #[arg(long, default_value_t = 4)]
@@ -74,6 +90,44 @@ fn main() -> Result<(), String> {
                     "skipped".into()
                 };
                 println!("| {m} | {} | {tv:.4} | {te:.4} | {tb} |", model.rank());
+            }
+        }
+        Which::Ratio { step, max_w, reps } => {
+            use nkrank::lower::ratio_lp::{solve_ratio, RatioOutcome};
+            use nkrank::ratio::{RatioInstance, TokenSpec};
+            println!("| W | instance (a, b) | rho | multipliers | LP + exact certificate s |");
+            println!("|---|---|---|---|---|");
+            let mut w = step.max(2);
+            while w <= max_w {
+                let inst = RatioInstance { m: w + 2, length: 3, query_weight: w, a: TokenSpec::Level(0), b: TokenSpec::Level(w) };
+                let mut line = String::new();
+                let t = median_secs(reps, || {
+                    line = match solve_ratio(&inst, true) {
+                        RatioOutcome::Certified { rho, json, .. } => {
+                            format!("{} | {}", nkrank::rational::format_q(&rho), json.multipliers.len())
+                        }
+                        RatioOutcome::Unbounded => "unbounded | -".into(),
+                        RatioOutcome::Failed(e) => format!("failed: {e} | -"),
+                    }
+                });
+                println!("| {w} | (level 0, level {w}) | {line} | {t:.3} |");
+                w += step;
+            }
+        }
+        Which::Fooling { min_m, max_m } => {
+            use nkrank::lower::fooling::{search, RatioTable};
+            println!("| m | pairs searched | certified r* >= | search + lemmas s |");
+            println!("|---|---|---|---|");
+            for m in min_m..=max_m {
+                let mut bound = 0;
+                let mut family = 0;
+                let t = median_secs(1, || {
+                    let mut table = RatioTable::new(m, 3, false);
+                    let res = search(m, &mut table).unwrap();
+                    bound = res.bound;
+                    family = res.family;
+                });
+                println!("| {m} | {family} | {bound} | {t:.2} |");
             }
         }
         Which::Rank1 { min_m, max_m, full_max_m, reps } => {
