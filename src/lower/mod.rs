@@ -2,7 +2,6 @@
 //! multiplicative fooling sets (B2). The LP solver proposes; every object returned here has
 //! already passed the checker's exact code.
 
-pub mod exact;
 pub mod fooling;
 pub mod ratio_lp;
 pub mod theory;

@@ -14,7 +14,8 @@
 //! and the interior point by rounding. The result is returned only if the checker's own
 //! [`check_ratio`] accepts it.
 
-use super::exact::{rationalize, solve_with_guess, to_f64};
+use crate::lp::exact::{rationalize, solve_dense_with_hint};
+use num_traits::ToPrimitive;
 use crate::cert::format::{RatioJson, RatioPointEntryJson};
 use crate::check::ratio_cert::{check_ratio, multiplier_to_json, spec_to_json};
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioVar};
@@ -177,7 +178,7 @@ fn exact_dual(d: &Dense, yf: &[f64], tol: f64) -> Option<(Vec<(usize, Q)>, Q)> {
         rhs.push(if v == d.kb { -Q::one() } else { Q::zero() });
     }
     let guess: Vec<Q> = support.iter().map(|&c| rationalize(yf[c], 1 << 20)).collect();
-    let u = solve_with_guess(e, rhs, &guess)?;
+    let u = solve_dense_with_hint(e, rhs, &guess)?;
     if u.iter().any(|x| x.is_negative()) {
         return None;
     }
@@ -226,7 +227,7 @@ fn exact_witness(d: &Dense, xf: &[f64], rho: &Q, tol: f64) -> Option<Vec<Q>> {
         }
     }
     let guess: Vec<Q> = xf.iter().map(|&x| rationalize(x, 1 << 20)).collect();
-    let x = solve_with_guess(e, rhs, &guess)?;
+    let x = solve_dense_with_hint(e, rhs, &guess)?;
     if (0..n).step_by(2).any(|v| x[v].is_negative()) || (0..d.rows.len()).any(|c| eval(d, c, &x).is_negative()) {
         return None;
     }
@@ -234,7 +235,7 @@ fn exact_witness(d: &Dense, xf: &[f64], rho: &Q, tol: f64) -> Option<Vec<Q>> {
 }
 
 fn exact_interior(d: &Dense, xf: &[f64]) -> Option<Vec<Q>> {
-    for den in [1i64 << 20, 1 << 30, 1 << 40] {
+    for den in [1u64 << 20, 1 << 30, 1 << 40] {
         let mut x: Vec<Q> = xf.iter().map(|&v| rationalize(v, den)).collect();
         x[d.ka] = Q::one();
         for v in (0..x.len()).step_by(2) {
@@ -295,6 +296,6 @@ pub fn solve_ratio(inst: &RatioInstance, with_points: bool) -> RatioOutcome {
     }
     match check_ratio(inst.m, inst.length, &json) {
         Ok(lemma) => RatioOutcome::Certified { rho: lemma.rho, tight: lemma.tight, json },
-        Err(e) => RatioOutcome::Failed(format!("exact check rejected the certificate: {e} (float rho {})", to_f64(&rho))),
+        Err(e) => RatioOutcome::Failed(format!("exact check rejected the certificate: {e} (float rho {})", rho.to_f64().unwrap_or(f64::NAN))),
     }
 }

@@ -107,6 +107,13 @@ pub fn solve_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, hint: &[
     Some(x)
 }
 
+/// [`solve_with_hint`] for a dense matrix given by rows.
+pub fn solve_dense_with_hint(rows: Vec<Vec<Q>>, b: Vec<Q>, hint: &[Q]) -> Option<Vec<Q>> {
+    let sparse: Vec<Vec<(usize, Q)>> =
+        rows.into_iter().map(|r| r.into_iter().enumerate().filter(|(_, x)| !x.is_zero()).collect()).collect();
+    solve_with_hint(&sparse, &b, hint.len(), hint)
+}
+
 /// True when every entry is `>= 0`.
 pub fn all_nonnegative(x: &[Q]) -> bool {
     x.iter().all(|v| !v.is_negative())
