@@ -65,6 +65,9 @@ enum Command {
         /// Certificate files or folders.
         #[arg(default_value = "certificates")]
         paths: Vec<PathBuf>,
+        /// Only rows with m up to this.
+        #[arg(long, default_value_t = 64)]
+        max_m: u32,
     },
 }
 
@@ -142,7 +145,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Solve { m, length, out, rank, time_limit, seed } => solve(m, length, &out, rank, time_limit, seed),
-        Command::Table { format, paths } => table(format, &paths),
+        Command::Table { format, paths, max_m } => table(format, &paths, max_m),
         Command::Lower { what } => lower(what),
     };
     match result {
@@ -233,8 +236,12 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limi
 fn lower(what: Lower) -> Result<(), String> {
     match what {
         Lower::Ratios { wmin, wmax, out } => {
-            if wmin > wmax || wmax > 64 {
-                return Err("need wmin <= wmax <= 64".into());
+            // The table uses m up to W + 2, and lemmas exist for m <= 64.
+            if wmin > wmax || wmax > 62 {
+                return Err("need --wmin <= --wmax <= 62".into());
+            }
+            if wmin > 0 && !out.is_file() {
+                return Err(format!("--wmin > 0 appends to {}, which does not exist; run from --wmin 0 first", out.display()));
             }
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
                 ensure_writable(dir)?;
@@ -267,7 +274,7 @@ fn lower(what: Lower) -> Result<(), String> {
     }
 }
 
-fn table(format: Format, paths: &[PathBuf]) -> Result<(), String> {
+fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
     let files = collect_files(paths)?;
     if files.is_empty() {
         return Err("no certificate files found".into());
@@ -283,6 +290,6 @@ fn table(format: Format, paths: &[PathBuf]) -> Result<(), String> {
         Format::Latex => TableFormat::Latex,
         Format::Csv => TableFormat::Csv,
     };
-    print!("{}", render_table(&results, fmt));
+    print!("{}", render_table(&results, fmt, max_m));
     Ok(())
 }

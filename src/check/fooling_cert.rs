@@ -89,6 +89,9 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
     if m > MAX_M_FOOLING {
         return Err(format!("m = {m} is too large for a fooling-set certificate (at most {MAX_M_FOOLING})"));
     }
+    if length < 2 {
+        return Err("a fooling set needs sequences of length N >= 2 (forcing K(q, z) > 0 uses the sequences (q, z, ...))".into());
+    }
     let s = f.pairs.len();
     if s == 0 || s > MAX_PAIRS {
         return Err(format!("a fooling set needs 1..={MAX_PAIRS} pairs, found {s}"));

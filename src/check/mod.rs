@@ -1,5 +1,5 @@
 //! The checker: decides, in exact arithmetic and without any search or LP solver, whether a
-//! certificate proves what it claims. This module and the ones it calls (`model`, `rank1`,
+//! certificate proves what it claims. This module and the ones it calls (`model`, `rank1`, `ratio`,
 //! `task`, `rational`, `cert`) are the whole trusted base; see `docs/CERTIFICATES.md`.
 
 pub mod fooling_cert;

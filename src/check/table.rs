@@ -29,7 +29,8 @@ pub struct TableRow {
 /// largest `m` present for that length.
 pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
     let mut max_m: BTreeMap<u32, u32> = BTreeMap::new();
-    for p in proven {
+    // Lemmas bound no rank, so they add no rows.
+    for p in proven.iter().filter(|p| p.bound != Bound::Lemma) {
         let e = max_m.entry(p.length).or_insert(0);
         *e = (*e).max(p.m);
     }

@@ -14,9 +14,10 @@ pub enum TableFormat {
     Csv,
 }
 
-/// Renders the table implied by the valid results.
-pub fn render_table(results: &[FileResult], format: TableFormat) -> String {
+/// Renders the table implied by the valid results, rows with `m <= max_m` only.
+pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> String {
     let (rows, valid) = table_of(results);
+    let rows: Vec<_> = rows.into_iter().filter(|r| r.m <= max_m).collect();
     let describe = |src: Option<usize>| -> (String, String) {
         match src {
             None => ("-".into(), "trivial".into()),
@@ -30,34 +31,35 @@ pub fn render_table(results: &[FileResult], format: TableFormat) -> String {
     let mut out = String::new();
     match format {
         TableFormat::Markdown => {
-            out += "| N | m | lower | upper | lower: certificate (method) | upper: certificate (method) |\n";
-            out += "|---|---|---|---|---|---|\n";
+            out += "| N | m | lower | upper | theory | lower: certificate (method) | upper: certificate (method) |\n";
+            out += "|---|---|---|---|---|---|---|\n";
         }
         TableFormat::Latex => {
-            out += "\\begin{tabular}{rrrrll}\n$N$ & $m$ & lower & upper & lower bound & upper bound \\\\\n\\hline\n";
+            out += "\\begin{tabular}{rrrrrll}\n$N$ & $m$ & lower & upper & theory & lower bound & upper bound \\\\\n\\hline\n";
         }
-        TableFormat::Csv => out += "length,m,lower,upper,lower_certificate,lower_method,upper_certificate,upper_method\n",
+        TableFormat::Csv => out += "length,m,lower,upper,theory,lower_certificate,lower_method,upper_certificate,upper_method\n",
     }
     for row in rows {
         let (lf, lm) = describe(row.lower_source);
         let (uf, um) = describe(row.upper_source);
         let up = row.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
+        let th = row.theory.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
         match format {
             TableFormat::Markdown => {
                 let (lm, um) = (lm.replace('|', "\\|"), um.replace('|', "\\|"));
-                out += &format!("| {} | {} | {} | {} | `{lf}` ({lm}) | `{uf}` ({um}) |\n", row.length, row.m, row.lower, up)
+                out += &format!("| {} | {} | {} | {} | {th} | `{lf}` ({lm}) | `{uf}` ({um}) |\n", row.length, row.m, row.lower, up)
             }
             TableFormat::Latex => {
                 let esc = |s: &str| s.replace('_', "\\_").replace('^', "\\^{}").replace('&', "\\&");
                 out += &format!(
-                    "{} & {} & {} & {} & \\texttt{{{}}} & \\texttt{{{}}} \\\\\n",
+                    "{} & {} & {} & {} & {th} & \\texttt{{{}}} & \\texttt{{{}}} \\\\\n",
                     row.length, row.m, row.lower, up, esc(&lf), esc(&uf)
                 )
             }
             TableFormat::Csv => {
                 let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
                 out += &format!(
-                    "{},{},{},{},{},{},{},{}\n",
+                    "{},{},{},{},{th},{},{},{},{}\n",
                     row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&uf), quote(&um)
                 )
             }
