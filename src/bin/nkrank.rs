@@ -220,7 +220,11 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limi
             Some(r) => r > 1 && r < n,
         };
         if wants_search {
-            let opts = UpperOptions { m, length, rank, time_limit_secs: time_limit, seed, out_dir: out.to_path_buf(), command: cmd.clone() };
+            // The search depends on the seed and (when it binds) on the time limit: record both.
+            let command = format!("{cmd} --time-limit {time_limit} --seed {seed}");
+            // Rank 1 was just decided (impossible, or `--rank` asks for more than 1).
+            let lower_bound = if rank1_possible { 1 } else { 2 };
+            let opts = UpperOptions { m, length, rank, time_limit_secs: time_limit, seed, out_dir: out.to_path_buf(), command, lower_bound };
             let t = Instant::now();
             match upper::run(&opts) {
                 Ok(Some((path, p))) => report(&path, &p, t.elapsed().as_secs_f64()),

@@ -3,3 +3,4 @@
 
 pub mod exact;
 pub mod rank1_lp;
+pub mod upper_margin;
