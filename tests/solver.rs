@@ -103,3 +103,42 @@ fn rank1_answers_agree_with_brute_force() {
         }
     }
 }
+
+#[test]
+fn table_renders_every_format_from_the_committed_certificates() {
+    // Checking the m = 9, 10 models dominates; render every format from one small copy instead.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3");
+    let dir = scratch("table");
+    for name in [
+        "m03-upper-r1-model.json",
+        "m04-lower-r2-rank1-infeasible.json",
+        "m04-upper-r2-model.json",
+        "m05-upper-r3-model.json",
+        "m12-lower-r3-fooling-set.json",
+    ] {
+        std::fs::copy(root.join(name), dir.join(name)).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let (code, csv) = nkrank(&["table", "--format", "csv", d]);
+    assert_eq!(code, 0, "{csv}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("length,m,lower,upper,theory,"));
+    let row = lines.iter().find(|l| l.starts_with("3,4,")).expect("row N = 3, m = 4");
+    assert!(row.starts_with("3,4,2,2,-,"), "{row}");
+    let row = lines.iter().find(|l| l.starts_with("3,12,")).expect("row N = 3, m = 12");
+    assert!(row.starts_with("3,12,3,-,3,"), "{row}");
+    let (code, csv) = nkrank(&["table", "--format", "csv", "--max-m", "4", d]);
+    assert_eq!(code, 0);
+    assert!(!csv.lines().any(|l| l.starts_with("3,5,")), "--max-m 4 must stop at m = 4");
+    let (code, md) = nkrank(&["table", "--format", "md", d]);
+    assert_eq!(code, 0);
+    assert!(md.lines().any(|l| l.starts_with("| 3 | 5 | 2 | 3 | - |")), "{md}");
+    let (code, tex) = nkrank(&["table", "--format", "latex", "--max-m", "3", d]);
+    assert_eq!(code, 0);
+    assert!(tex.starts_with("\\begin{tabular}") && tex.trim_end().ends_with("\\end{tabular}"));
+    // A broken certificate makes the table refuse to render.
+    std::fs::write(dir.join("bad.json"), b"{}").unwrap();
+    let (code, text) = nkrank(&["table", d]);
+    assert_ne!(code, 0);
+    assert!(text.contains("not a valid certificate"), "{text}");
+}

@@ -55,6 +55,8 @@ pub struct Proven {
     pub max_error: Option<Q>,
     /// The method named in the provenance (informative).
     pub method: Option<String>,
+    /// The command named in the provenance (informative).
+    pub command: Option<String>,
 }
 
 /// Options of a check.
@@ -155,5 +157,6 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
         rank: cert.claim.rank,
         max_error,
         method: cert.provenance.as_ref().map(|p| p.method.clone()),
+        command: cert.provenance.as_ref().map(|p| p.command.clone()),
     })
 }

@@ -78,7 +78,7 @@ mod tests {
 
     fn p(m: u32, bound: Bound, rank: u64) -> Proven {
         let kind = if bound == Bound::Lower { "fooling-set" } else { "model" };
-        Proven { kind: kind.into(), m, length: 3, bound, rank, max_error: None, method: None }
+        Proven { kind: kind.into(), m, length: 3, bound, rank, max_error: None, method: None, command: None }
     }
 
     #[test]

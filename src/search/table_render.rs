@@ -18,36 +18,41 @@ pub enum TableFormat {
 pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> String {
     let (rows, valid) = table_of(results);
     let rows: Vec<_> = rows.into_iter().filter(|r| r.m <= max_m).collect();
-    let describe = |src: Option<usize>| -> (String, String) {
+    // (file, method, command) behind a bound; method and command come from the provenance.
+    let describe = |src: Option<usize>| -> (String, String, String) {
         match src {
-            None => ("-".into(), "trivial".into()),
+            None => ("-".into(), "trivial".into(), "-".into()),
             Some(i) => {
                 let r = valid[i];
-                let method = r.outcome.as_ref().ok().and_then(|p| p.method.clone()).unwrap_or_else(|| "-".into());
-                (r.file.display().to_string(), method)
+                let p = r.outcome.as_ref().ok();
+                let method = p.and_then(|p| p.method.clone()).unwrap_or_else(|| "-".into());
+                let command = p.and_then(|p| p.command.clone()).unwrap_or_else(|| "-".into());
+                (r.file.display().to_string(), method, command)
             }
         }
     };
     let mut out = String::new();
     match format {
         TableFormat::Markdown => {
-            out += "| N | m | lower | upper | theory | lower: certificate (method) | upper: certificate (method) |\n";
-            out += "|---|---|---|---|---|---|---|\n";
+            out += "| N | m | lower | upper | theory | lower: certificate (method) | upper: certificate (method) | upper: command |\n";
+            out += "|---|---|---|---|---|---|---|---|\n";
         }
         TableFormat::Latex => {
             out += "\\begin{tabular}{rrrrrll}\n$N$ & $m$ & lower & upper & theory & lower bound & upper bound \\\\\n\\hline\n";
         }
-        TableFormat::Csv => out += "length,m,lower,upper,theory,lower_certificate,lower_method,upper_certificate,upper_method\n",
+        TableFormat::Csv => {
+            out += "length,m,lower,upper,theory,lower_certificate,lower_method,upper_certificate,upper_method,upper_command\n"
+        }
     }
     for row in rows {
-        let (lf, lm) = describe(row.lower_source);
-        let (uf, um) = describe(row.upper_source);
+        let (lf, lm, _) = describe(row.lower_source);
+        let (uf, um, uc) = describe(row.upper_source);
         let up = row.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
         let th = row.theory.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
         match format {
             TableFormat::Markdown => {
                 let (lm, um) = (lm.replace('|', "\\|"), um.replace('|', "\\|"));
-                out += &format!("| {} | {} | {} | {} | {th} | `{lf}` ({lm}) | `{uf}` ({um}) |\n", row.length, row.m, row.lower, up)
+                out += &format!("| {} | {} | {} | {} | {th} | `{lf}` ({lm}) | `{uf}` ({um}) | `{uc}` |\n", row.length, row.m, row.lower, up)
             }
             TableFormat::Latex => {
                 let esc = |s: &str| s.replace('_', "\\_").replace('^', "\\^{}").replace('&', "\\&");
@@ -59,8 +64,8 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
             TableFormat::Csv => {
                 let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
                 out += &format!(
-                    "{},{},{},{},{th},{},{},{},{}\n",
-                    row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&uf), quote(&um)
+                    "{},{},{},{},{th},{},{},{},{},{}\n",
+                    row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&uf), quote(&um), quote(&uc)
                 )
             }
         }
