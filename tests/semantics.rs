@@ -108,3 +108,36 @@ fn invalid_models_have_no_finite_error() {
         assert!(!verdict(&model, length).solves);
     }
 }
+
+/// The same model with every query feature multiplied by `2^200`: outputs are unchanged, but
+/// the verdict's integers no longer fit in `i128`, so it takes its big-integer path.
+fn scaled_up(model: &nkrank::model::Model) -> nkrank::model::Model {
+    use nkrank::model::{Model, SparseMatrix};
+    let big = nkrank::rational::Q::from_integer(num_bigint::BigInt::from(1) << 200);
+    let u = model.u();
+    let mut scaled = SparseMatrix::zeros(u.rows(), u.cols());
+    for (i, j, x) in u.entries() {
+        scaled.set(i, j, x * &big);
+    }
+    Model::new(model.m(), scaled, model.v().clone(), model.values().clone()).unwrap()
+}
+
+#[test]
+fn small_and_big_integer_paths_agree() {
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut solving = 0;
+    for m in 1..=3u32 {
+        for length in 1..=3usize {
+            for t in 0..8 {
+                let model = if t % 2 == 0 { rand_model(&mut rng, m, 1 + t % 3, 0.3) } else { perturbed_full_rank(&mut rng, m) };
+                let big = scaled_up(&model);
+                let (a, b) = (verdict(&model, length), verdict(&big, length));
+                assert_eq!(a.solves, b.solves, "m={m} N={length} trial {t}");
+                assert_eq!(a.failure, b.failure, "m={m} N={length} trial {t}");
+                agree(&big, length, "scaled by 2^200");
+                solving += usize::from(a.solves);
+            }
+        }
+    }
+    assert!(solving >= 20, "too few solving models exercised ({solving})");
+}

@@ -83,29 +83,16 @@ impl IntRow {
     /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`).
     fn min_total(&self, length: usize, tau: u32, side: Side, p: &BigInt, r: &BigInt) -> (BigInt, Option<(usize, usize)>) {
         let c = Self::coefficients(tau, side, p, r);
-        let own = self.term(self.q as usize, &c);
-        if length == 1 {
-            return (own, None);
-        }
-        let mut best_a: Option<(BigInt, usize)> = None;
-        let mut best_b: Option<(BigInt, usize)> = None;
-        for z in 0..self.k.len() {
-            let s = self.level[z];
-            if s < tau {
-                continue;
-            }
-            let t = self.term(z, &c);
-            if s == tau && best_a.as_ref().is_none_or(|(v, _)| t < *v) {
-                best_a = Some((t.clone(), z));
-            }
-            if length > 2 && best_b.as_ref().is_none_or(|(v, _)| t < *v) {
-                best_b = Some((t, z));
-            }
-        }
-        // Every level 0..=|q| of row q is inhabited, so `best_a` exists.
-        let (va, a) = best_a.expect("level set is nonempty");
-        let (vb, b) = best_b.unwrap_or((BigInt::zero(), a));
-        (own + va + vb * BigInt::from(length - 2), Some((a, b)))
+        min_over_multisets(&self.level, self.q as usize, length, tau, |z| self.term(z, &c))
+    }
+
+    /// The row's moments as `i128` when every one has at most [`SMALL_BITS`] bits, so that the
+    /// verdict's arithmetic cannot overflow (see [`IntRow::first_failure`]).
+    fn narrow(&self) -> Option<(Vec<i128>, Vec<i128>)> {
+        let conv = |v: &[BigInt]| -> Option<Vec<i128>> {
+            v.iter().map(|x| if x.bits() <= SMALL_BITS { i128::try_from(x).ok() } else { None }).collect()
+        };
+        Some((conv(&self.k)?, conv(&self.w)?))
     }
 
     fn witness(&self, length: usize, ab: Option<(usize, usize)>) -> Witness {
@@ -125,12 +112,32 @@ impl IntRow {
     }
 
     /// The first failing sequence of this row at threshold 1/2, if any.
+    ///
+    /// Runs in `i128` when the row's numbers are small (the common case, several times faster
+    /// than big integers), else in `BigInt`; the tests run both on the same models. In `i128`
+    /// every term is `2 w - (2 tau - 1) k` or `(2 tau + 1) k - 2 w` with `|k|, |w| < 2^100` and
+    /// `tau <= 64`, so below `2^108`, and a total adds at most 64 of them: no overflow.
     fn first_failure(&self, length: usize) -> Option<Witness> {
+        let small = self.narrow();
         let (p, r) = (BigInt::one(), BigInt::from(2));
         for tau in self.taus(length) {
             for side in [Side::Low, Side::High] {
-                let (total, ab) = self.min_total(length, tau, side, &p, &r);
-                if !total.is_positive() {
+                let (positive, ab) = match &small {
+                    Some((k, w)) => {
+                        let t = i128::from(tau);
+                        let (cw, ck) = match side {
+                            Side::Low => (2, 1 - 2 * t),
+                            Side::High => (-2, 2 * t + 1),
+                        };
+                        let (total, ab) = min_over_multisets(&self.level, self.q as usize, length, tau, |z| cw * w[z] + ck * k[z]);
+                        (total > 0, ab)
+                    }
+                    None => {
+                        let (total, ab) = self.min_total(length, tau, side, &p, &r);
+                        (total.is_positive(), ab)
+                    }
+                };
+                if !positive {
                     return Some(self.witness(length, ab));
                 }
             }
@@ -195,6 +202,39 @@ impl IntRow {
         }
         Some(best)
     }
+}
+
+/// Bit size up to which a row's moments are handled in `i128`.
+const SMALL_BITS: u64 = 100;
+
+/// The least `term(q) + term(a) + (N - 2) term(b)` over a token `a` at level `tau` and a token
+/// `b` at level `>= tau` (L4), with the minimizing `(a, b)`; just `term(q)` for `N = 1`.
+fn min_over_multisets<T>(level: &[u32], q: usize, length: usize, tau: u32, term: impl Fn(usize) -> T) -> (T, Option<(usize, usize)>)
+where
+    T: Clone + Ord + Zero + From<i64> + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+{
+    let own = term(q);
+    if length == 1 {
+        return (own, None);
+    }
+    let mut best_a: Option<(T, usize)> = None;
+    let mut best_b: Option<(T, usize)> = None;
+    for (z, &s) in level.iter().enumerate() {
+        if s < tau {
+            continue;
+        }
+        let t = term(z);
+        if s == tau && best_a.as_ref().is_none_or(|(v, _)| t < *v) {
+            best_a = Some((t.clone(), z));
+        }
+        if length > 2 && best_b.as_ref().is_none_or(|(v, _)| t < *v) {
+            best_b = Some((t, z));
+        }
+    }
+    // Every level 0..=|q| of row q is inhabited, so `best_a` exists.
+    let (va, a) = best_a.expect("level set is nonempty");
+    let (vb, b) = best_b.unwrap_or((T::zero(), a));
+    (own + va + vb * T::from(length as i64 - 2), Some((a, b)))
 }
 
 /// Outcome of the fast exact check of a model.
