@@ -18,6 +18,9 @@ fn agree(model: &nkrank::model::Model, length: usize, context: &str) {
     let solves = brute.as_ref().is_some_and(|e| *e < half());
     let v = verdict(model, length);
     assert_eq!(v.solves, solves, "verdict disagrees ({context}): brute {brute:?}");
+    // The checker's combined pass gives the same verdict and the same error.
+    let (v2, e2) = nkrank::model::levels::verdict_and_max_error(model, length, true);
+    assert_eq!((v2.solves, &v2.failure, e2.as_ref()), (v.solves, &v.failure, Some(&brute)), "combined pass ({context})");
     // A reported failure must really be a failure: evaluate that one sequence by brute force.
     if let Some(w) = v.failure {
         assert_eq!(w.others.len() + 1, length);

@@ -4,7 +4,7 @@
 use super::CheckOptions;
 use crate::cert::convert::model_from_json;
 use crate::cert::format::ModelJson;
-use crate::model::levels::{max_error, verdict};
+use crate::model::levels::verdict_and_max_error;
 use crate::rational::{format_q, Q};
 
 /// Largest `m` for which a model certificate is checked (`4^m` kernel entries).
@@ -22,7 +22,7 @@ pub fn check_model(m: u32, length: u32, rank: u64, model: &ModelJson, opts: Chec
     }
     let model = model_from_json(model, m, rank as usize)?;
     let length = length as usize;
-    let v = verdict(&model, length);
+    let (v, error) = verdict_and_max_error(&model, length, m <= opts.max_error_up_to_m);
     if let Some(w) = v.failure {
         let mut seq = vec![w.query];
         seq.extend(&w.others);
@@ -31,12 +31,10 @@ pub fn check_model(m: u32, length: u32, rank: u64, model: &ModelJson, opts: Chec
             w.query, seq
         ));
     }
-    if m > opts.max_error_up_to_m {
-        return Ok(None);
-    }
-    match max_error(&model, length) {
+    let Some(error) = error else { return Ok(None) };
+    match error {
         Some(e) if e < crate::rational::half() => Ok(Some(e)),
-        // The verdict and the error computation are independent code paths; disagreement is a
+        // The verdict and the error computation are separate code paths; disagreement is a
         // bug, and the certificate is not accepted on a contradiction.
         Some(e) => Err(format!("internal inconsistency: verdict accepted but maximal error is {}", format_q(&e))),
         None => Err("internal inconsistency: verdict accepted but some denominator is zero".into()),

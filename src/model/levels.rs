@@ -273,3 +273,30 @@ pub fn max_error(model: &Model, length: usize) -> Option<Q> {
     }
     Some(worst)
 }
+
+/// The verdict and, when `with_error` is set, the exact maximal error, computing each row's
+/// kernel only once (the big-rational kernel dominates the cost of a check). The error is
+/// `None` when not asked for; `Some(None)` means some input has zero kernel mass.
+pub fn verdict_and_max_error(model: &Model, length: usize, with_error: bool) -> (Verdict, Option<Option<Q>>) {
+    let v_cols = model.v().transpose();
+    let n = num_tokens(model.m());
+    let rows: Vec<(Option<Witness>, Option<Option<Q>>)> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let row = IntRow::new(model, q as Token, &v_cols);
+            (row.first_failure(length), with_error.then(|| row.max_error(length)))
+        })
+        .collect();
+    let failure = rows.iter().find_map(|(f, _)| f.clone());
+    let error = with_error.then(|| {
+        let mut worst = Q::zero();
+        for (_, e) in &rows {
+            let e = e.clone().flatten()?;
+            if e > worst {
+                worst = e;
+            }
+        }
+        Some(worst)
+    });
+    (Verdict { solves: failure.is_none(), failure }, error)
+}
