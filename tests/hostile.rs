@@ -58,6 +58,10 @@ fn malformed_and_hostile_model_files_are_rejected_cleanly() {
     expect_rejected(&dir, "m0", &edit(&base, |v| v["m"] = 0.into()), "m = 0");
     expect_rejected(&dir, "mhuge", &edit(&base, |v| v["m"] = u64::MAX.into()), "not a valid certificate");
     expect_rejected(&dir, "length0", &edit(&base, |v| v["length"] = 0.into()), "length");
+    // Alternative spellings of the same content: a struct as a positional array, null for an
+    // absent optional field.
+    expect_rejected(&dir, "claim-array", &edit(&base, |v| v["claim"] = serde_json::json!(["upper", 1])), "canonical form");
+    expect_rejected(&dir, "null-field", &edit(&base, |v| v["multipliers"] = Value::Null), "canonical form");
     expect_rejected(&dir, "length-big", &edit(&base, |v| v["length"] = 100000.into()), "length");
     expect_rejected(&dir, "kind", &edit(&base, |v| v["kind"] = "magic".into()), "unknown certificate kind");
     expect_rejected(&dir, "unknown-field", &edit(&base, |v| v["extra"] = 1.into()), "unknown field");
@@ -158,4 +162,15 @@ fn trailing_bytes_after_gzip_and_contradictions_are_rejected() {
     assert_eq!(run_check(&ok).0, 0);
     gz.extend_from_slice(b"garbage");
     expect_rejected(&dir, "trailing", &gz, "after the end of the gzip stream");
+}
+
+#[test]
+fn explicit_defaults_are_not_a_second_spelling() {
+    let dir = scratch("spelling");
+    let base = committed("len3/m11-lower-r3-fooling-set.json");
+    let ok = dir.join("base.json");
+    std::fs::write(&ok, &base).unwrap();
+    assert_eq!(run_check(&ok).0, 0);
+    // `"query": false` is the default the writer leaves out; spelled out, it is refused.
+    expect_rejected(&dir, "query-false", &edit(&base, |v| v["fooling"]["lemmas"][0]["a"]["query"] = false.into()), "canonical form");
 }

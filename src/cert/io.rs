@@ -32,7 +32,20 @@ pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
     if bytes.len() as u64 > MAX_CERTIFICATE_BYTES {
         return Err(format!("{}: larger than {MAX_CERTIFICATE_BYTES} bytes", path.display()));
     }
-    serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))
+    let cert: CertificateFile = serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    // One spelling per certificate: serde would also accept a struct written as a positional
+    // array, an explicit default (`"query": false`) or `null` for an absent field. Comparing the
+    // parsed document with the certificate's own serialization (as JSON values, so layout and
+    // key order do not matter) rejects those alternative spellings.
+    let given: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    let canonical = serde_json::to_value(&cert).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    if given != canonical {
+        return Err(format!(
+            "{}: not a valid certificate: not in canonical form (a struct written as an array, an explicit default value, or null for an absent field)",
+            path.display()
+        ));
+    }
+    Ok(cert)
 }
 
 /// Serializes a certificate to its canonical text (see [`super::pretty`]).
