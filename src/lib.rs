@@ -5,6 +5,9 @@
 //! - [`task`]: tokens, targets, enumeration of all inputs (the reference semantics);
 //! - [`model`]: models `(U, V, G)`, their brute-force evaluation and the fast exact verdict;
 //! - [`rank1`]: the symmetry-reduced rank-1 constraint system;
+//! - [`ratio`]: the reduced single-row system of a row-ratio lemma;
+//! - [`relation`]: the reduced system of a case tree (rank `k - 1` forces a relation among
+//!   `k` rows);
 //! - [`cert`]: certificate format v1, reading and deterministic writing;
 //! - [`check`]: the checker, which trusts no floating-point number;
 //! - `lp` and `search` (feature `solver`): LPs over HiGHS and the searches that produce
@@ -16,6 +19,7 @@ pub mod model;
 pub mod rank1;
 pub mod ratio;
 pub mod rational;
+pub mod relation;
 pub mod task;
 
 #[cfg(feature = "solver")]

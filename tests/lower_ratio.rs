@@ -176,6 +176,7 @@ fn row_ratio_certificate_dispatch() {
         multipliers: None,
         ratio: Some(json),
         fooling: None,
+        case_tree: None,
     };
     let p = check(&cert, CheckOptions::default()).unwrap();
     assert_eq!(p.bound, Bound::Lemma);

@@ -4,6 +4,9 @@
 //!   verdict against brute-force enumeration of all sequences (brute force up to `--brute-max-m`).
 //! - `rank1`: deciding rank 1 (m = 4..10): the symmetry-reduced LP against the unreduced one
 //!   (unreduced up to `--full-max-m`), and the exact certification of the answer.
+//! - `ratio`, `fooling`: row-ratio LPs against W, the fooling-set clique search against m.
+//! - `cases`: case trees (every case's LP, exact extraction and exact check) against m and the
+//!   rank refuted, and the solver-free check of the resulting certificate.
 
 use clap::{Parser, Subcommand};
 use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
@@ -49,6 +52,11 @@ enum Which {
         #[arg(long, default_value_t = 10)]
         max_m: u32,
     },
+    /// Case trees: build and check one tree per (m, rank refuted), up to `--max-m`.
+    Cases {
+        #[arg(long, default_value_t = 10)]
+        max_m: u32,
+    },
     /// Rank-1 decision: symmetry-reduced vs unreduced LP.
     Rank1 {
         #[arg(long, default_value_t = 4)]
@@ -90,6 +98,39 @@ fn main() -> Result<(), String> {
                     "skipped".into()
                 };
                 println!("| {m} | {} | {tv:.4} | {te:.4} | {tb} |", model.rank());
+            }
+        }
+        Which::Cases { max_m } => {
+            use nkrank::lower::case_tree::{prove, prove_orders};
+            use nkrank::relation::RowSet;
+            println!("| m | rank refuted | cases | queries | orbits | leaves | multipliers | build s | check s |");
+            println!("|---|---|---|---|---|---|---|---|---|");
+            // k disjoint pairs of coordinates, the shape that closes for splits.
+            let pairs = |k: usize| -> Vec<u64> { (0..k).map(|i| 0b11u64 << (2 * i)).collect() };
+            let mut runs: Vec<(u32, usize, bool, Vec<u64>)> = vec![(5, 5, true, vec![0b00011, 0b00101, 0b01010, 0b10100, 0b11000])];
+            for m in 6..=max_m {
+                runs.push((m, 3, false, pairs(3)));
+                if m >= 8 {
+                    runs.push((m, 4, false, pairs(4)));
+                }
+            }
+            for (m, k, by_order, rows) in runs.into_iter().filter(|r| r.0 <= max_m) {
+                let set = RowSet::new(m, 3, &rows)?;
+                let orbits = set.orbit_count();
+                let t = Instant::now();
+                let tree = if by_order { prove_orders(set)? } else { prove(set)? }.ok_or_else(|| format!("m = {m}: the tree did not close"))?;
+                let build = t.elapsed().as_secs_f64();
+                let refuted = if by_order { 2 } else { k - 1 };
+                let mult: usize = tree.leaves.iter().map(|l| l.multipliers.len()).sum();
+                let leaves = tree.leaves.len();
+                let t = Instant::now();
+                nkrank::check::case_tree_cert::check_case_tree(m, 3, refuted as u64 + 1, &tree)?;
+                let check = t.elapsed().as_secs_f64();
+                println!(
+                    "| {m} | {refuted} | {} | {} | {orbits} | {leaves} | {mult} | {build:.1} | {check:.2} |",
+                    tree.cases,
+                    rows.len()
+                );
             }
         }
         Which::Ratio { step, max_w, reps } => {

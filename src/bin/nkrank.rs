@@ -94,6 +94,18 @@ enum Lower {
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
     },
+    /// Case trees (N = 3): queries whose rows no model of a small rank can serve.
+    Cases {
+        /// Bits per token: one value or an inclusive range `A-B`, at most 17.
+        #[arg(long, value_parser = parse_m_range_17)]
+        m: (u32, u32),
+        /// Largest bound to try: a split tree of k queries proves r* >= k (at most 8).
+        #[arg(long, default_value_t = 8)]
+        max_queries: usize,
+        /// Output folder.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+    },
     /// The theory curve: code-based fooling sets for each m of a range (up to 64).
     Theory {
         /// Bits per token: one value or an inclusive range `A-B`, at most 64.
@@ -117,6 +129,10 @@ enum Format {
 
 fn parse_m_range(s: &str) -> Result<(u32, u32), String> {
     parse_m_range_up_to(s, MAX_M)
+}
+
+fn parse_m_range_17(s: &str) -> Result<(u32, u32), String> {
+    parse_m_range_up_to(s, 17)
 }
 
 fn parse_m_range_64(s: &str) -> Result<(u32, u32), String> {
@@ -268,6 +284,11 @@ fn lower(what: Lower) -> Result<(), String> {
         Lower::Fooling { m, out } => {
             ensure_writable(&out)?;
             nkrank::lower::runs::fooling_range(m, &out)
+        }
+        Lower::Cases { m, max_queries, out } => {
+            ensure_writable(&out)?;
+            eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
+            nkrank::lower::runs::cases_range(m, max_queries, &out)
         }
         Lower::Theory { m, out, dry_run } => {
             if !dry_run {

@@ -16,6 +16,8 @@ pub const KIND_RANK1: &str = "rank1-infeasible";
 pub const KIND_ROW_RATIO: &str = "row-ratio";
 /// `kind` of a multiplicative fooling-set certificate (proves `r*(m, N) >= rank`).
 pub const KIND_FOOLING: &str = "fooling-set";
+/// `kind` of a case-tree certificate (proves `r*(m, N) >= rank`, `rank` = number of queries).
+pub const KIND_CASE_TREE: &str = "case-tree";
 
 /// A whole certificate file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -25,7 +27,8 @@ pub struct CertificateFile {
     pub format: String,
     /// Always [`FORMAT_VERSION`].
     pub version: u32,
-    /// [`KIND_MODEL`], [`KIND_RANK1`], [`KIND_ROW_RATIO`] or [`KIND_FOOLING`].
+    /// [`KIND_MODEL`], [`KIND_RANK1`], [`KIND_ROW_RATIO`], [`KIND_FOOLING`] or
+    /// [`KIND_CASE_TREE`].
     pub kind: String,
     /// Bits per token.
     pub m: u32,
@@ -48,6 +51,9 @@ pub struct CertificateFile {
     /// The pairs and the lemmas they rest on (kind `fooling-set`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fooling: Option<FoolingJson>,
+    /// The queries and one closed leaf per split (kind `case-tree`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_tree: Option<CaseTreeJson>,
 }
 
 /// The claim: `r*(m, N) <= rank` (`bound = "upper"`) or `r*(m, N) >= rank` (`"lower"`); a
@@ -211,4 +217,71 @@ pub struct FoolingJson {
     /// Row-ratio lemmas for the same `(m, N)`; every ordered pair of distinct pairs needs the
     /// lemma for `(|q_i|, z_i, z_j)` placed in row `q_i`.
     pub lemmas: Vec<RatioJson>,
+}
+
+/// A case tree (`docs/CASE_TREES.md`): queries whose rows must satisfy, in every model of the
+/// rank refuted, the linear relations of at least one case; every case is a leaf closed by a
+/// Motzkin certificate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CaseTreeJson {
+    /// How the cases are made: `"splits"` (`k` queries, rank `k - 1` refuted, one case per split
+    /// `{P, N}`) or `"orders"` (rank 2 refuted, one case per order of the queries on a line, up
+    /// to reversal).
+    pub cases: String,
+    /// The queries `q_1, ..., q_k`, as `m`-bit integers.
+    pub queries: Vec<u64>,
+    /// One leaf per case, in the order the checker enumerates them.
+    pub leaves: Vec<CaseLeafJson>,
+}
+
+/// A leaf: its case, the relations the case implies, and a Motzkin certificate that the rows
+/// cannot satisfy them.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CaseLeafJson {
+    /// `"splits"`: the indices in `P` (increasing, containing 0). `"orders"`: the queries'
+    /// indices in their order on the line, first index smaller than last.
+    pub case: Vec<u32>,
+    /// Relations `sum_{i in positive} x_i = sum_{i in negative} x_i` (one equation per orbit).
+    pub relations: Vec<RelationJson>,
+    /// Positive multipliers on named row constraints, keys strictly increasing.
+    pub multipliers: Vec<CaseMultiplierJson>,
+}
+
+/// One relation among the rows and the multipliers of its equations.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RelationJson {
+    /// Indices of the queries on the left side, increasing.
+    pub positive: Vec<u32>,
+    /// Indices of the queries on the right side, increasing.
+    pub negative: Vec<u32>,
+    /// Multipliers (any sign) of the equation of each orbit, orbits strictly increasing;
+    /// orbits not listed have multiplier 0.
+    pub lambda: Vec<RelationEntryJson>,
+}
+
+/// A multiplier on one constraint of row `row`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CaseMultiplierJson {
+    /// Index of the query.
+    pub row: u32,
+    /// `"low"` or `"high"`.
+    pub side: String,
+    /// Orbit labels of the other `N - 1` tokens, nondecreasing.
+    pub others: Vec<String>,
+    /// The multiplier, a positive rational.
+    pub y: String,
+}
+
+/// The multiplier of a relation's equation for one orbit.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RelationEntryJson {
+    /// Orbit label.
+    pub orbit: String,
+    /// The multiplier, a nonzero rational.
+    pub lambda: String,
 }

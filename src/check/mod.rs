@@ -1,7 +1,8 @@
 //! The checker: decides, in exact arithmetic and without any search or LP solver, whether a
 //! certificate proves what it claims. This module and the ones it calls (`model`, `rank1`, `ratio`,
-//! `task`, `rational`, `cert`) are the whole trusted base; see `docs/CERTIFICATES.md`.
+//! `relation`, `task`, `rational`, `cert`) are the whole trusted base; see `docs/CERTIFICATES.md`.
 
+pub mod case_tree_cert;
 pub mod fooling_cert;
 pub mod model_cert;
 pub mod rank1_cert;
@@ -9,7 +10,7 @@ pub mod ratio_cert;
 pub mod report;
 pub mod table;
 
-use crate::cert::format::{KIND_FOOLING, KIND_MODEL, KIND_RANK1, KIND_ROW_RATIO};
+use crate::cert::format::{KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1, KIND_ROW_RATIO};
 use crate::cert::{CertificateFile, FORMAT_NAME, FORMAT_VERSION};
 use crate::rational::Q;
 
@@ -100,6 +101,9 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
     if cert.fooling.is_some() && cert.kind != KIND_FOOLING {
         return Err(format!("a {:?} certificate must not carry a \"fooling\" field", cert.kind));
     }
+    if cert.case_tree.is_some() && cert.kind != KIND_CASE_TREE {
+        return Err(format!("a {:?} certificate must not carry a \"case_tree\" field", cert.kind));
+    }
     if bound == Bound::Lemma && cert.kind != KIND_ROW_RATIO {
         return Err("claim.bound \"lemma\" is only for row-ratio certificates".into());
     }
@@ -145,6 +149,17 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
             }
             let f = cert.fooling.as_ref().ok_or("fooling-set certificate without a \"fooling\" field")?;
             fooling_cert::check_fooling(cert.m, cert.length, cert.claim.rank, f)?;
+            None
+        }
+        KIND_CASE_TREE => {
+            if bound != Bound::Lower {
+                return Err("a case-tree certificate proves a lower bound; claim.bound must be \"lower\"".into());
+            }
+            if extra_model || extra_mult {
+                return Err("a case-tree certificate must not carry a model or rank-1 multipliers".into());
+            }
+            let t = cert.case_tree.as_ref().ok_or("case-tree certificate without a \"case_tree\" field")?;
+            case_tree_cert::check_case_tree(cert.m, cert.length, cert.claim.rank, t)?;
             None
         }
         other => return Err(format!("unknown certificate kind {other:?}")),

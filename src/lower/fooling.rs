@@ -46,20 +46,20 @@ impl RatioTable {
     }
 
     /// The certified `rho` for row weight `w` and specs `a`, `b`, or `None` when unbounded.
-    /// Panics if the LP or the exact repair fails (a bug to be seen, not hidden).
-    pub fn get(&mut self, w: u32, a: TokenSpec, b: TokenSpec) -> Option<&(Q, RatioJson)> {
+    /// An error when the LP or the exact repair fails; failures are not cached, so the
+    /// caller sees every one of them.
+    pub fn get(&mut self, w: u32, a: TokenSpec, b: TokenSpec) -> Result<Option<&(Q, RatioJson)>, String> {
         let (m, length, wp) = (self.m, self.length, self.with_points);
-        self.cache
-            .entry((w, a, b))
-            .or_insert_with(|| {
-                let inst = RatioInstance { m, length, query_weight: w, a, b };
-                match solve_ratio(&inst, wp) {
-                    RatioOutcome::Certified { rho, json, .. } => Some((rho, json)),
-                    RatioOutcome::Unbounded => None,
-                    RatioOutcome::Failed(e) => panic!("ratio LP failed on {inst:?}: {e}"),
-                }
-            })
-            .as_ref()
+        if !self.cache.contains_key(&(w, a, b)) {
+            let inst = RatioInstance { m, length, query_weight: w, a, b };
+            let value = match solve_ratio(&inst, wp) {
+                RatioOutcome::Certified { rho, json, .. } => Some((rho, json)),
+                RatioOutcome::Unbounded => None,
+                RatioOutcome::Failed(e) => return Err(format!("ratio LP failed on {inst:?}: {e}")),
+            };
+            self.cache.insert((w, a, b), value);
+        }
+        Ok(self.cache[&(w, a, b)].as_ref())
     }
 }
 
@@ -94,14 +94,14 @@ struct Compat {
 }
 
 impl Compat {
-    fn id(&mut self, table: &mut RatioTable, key: (u32, TokenSpec, TokenSpec)) -> usize {
+    fn id(&mut self, table: &mut RatioTable, key: (u32, TokenSpec, TokenSpec)) -> Result<usize, String> {
         if let Some(&i) = self.ids.get(&key) {
-            return i;
+            return Ok(i);
         }
-        let r = table.get(key.0, key.1, key.2).map(|x| x.0.clone());
+        let r = table.get(key.0, key.1, key.2)?.map(|x| x.0.clone());
         self.rho.push(r);
         self.ids.insert(key, self.rho.len() - 1);
-        self.rho.len() - 1
+        Ok(self.rho.len() - 1)
     }
 }
 
@@ -188,21 +188,26 @@ pub fn search_family(verts: Vec<(u64, u64)>, table: &mut RatioTable) -> Result<F
     loop {
         let limit = Q::one() / Q::from_integer(BigInt::from((l - 1) * (l - 1)));
         let mut ok_cache: HashMap<(usize, usize), bool> = HashMap::new();
-        let mut edge = |u: (u64, u64), v: (u64, u64), compat: &mut Compat, table: &mut RatioTable| -> bool {
+        let mut edge = |u: (u64, u64), v: (u64, u64), compat: &mut Compat, table: &mut RatioTable| -> Result<bool, String> {
             if u.1 == v.1 {
-                return false;
+                return Ok(false);
             }
-            let a = compat.id(table, key_of(u.0, u.1, v.1));
-            let b = compat.id(table, key_of(v.0, v.1, u.1));
-            *ok_cache.entry((a, b)).or_insert_with(|| match (&compat.rho[a], &compat.rho[b]) {
+            let a = compat.id(table, key_of(u.0, u.1, v.1))?;
+            let b = compat.id(table, key_of(v.0, v.1, u.1))?;
+            Ok(*ok_cache.entry((a, b)).or_insert_with(|| match (&compat.rho[a], &compat.rho[b]) {
                 (Some(x), Some(y)) => x * y < limit,
                 _ => false,
-            })
+            }))
         };
         let mut found: Option<Vec<(u64, u64)>> = None;
         for &r in reps.values() {
             let v1 = verts[r];
-            let nbrs: Vec<usize> = (0..verts.len()).filter(|&j| j != r && edge(v1, verts[j], &mut compat, table)).collect();
+            let mut nbrs: Vec<usize> = Vec::new();
+            for j in 0..verts.len() {
+                if j != r && edge(v1, verts[j], &mut compat, table)? {
+                    nbrs.push(j);
+                }
+            }
             if nbrs.len() < (l - 1) as usize {
                 continue;
             }
@@ -213,7 +218,7 @@ pub fn search_family(verts: Vec<(u64, u64)>, table: &mut RatioTable) -> Result<F
             let mut adj = vec![bitvec![0; n]; n];
             for x in 0..n {
                 for y in (x + 1)..n {
-                    if edge(verts[nbrs[x]], verts[nbrs[y]], &mut compat, table) {
+                    if edge(verts[nbrs[x]], verts[nbrs[y]], &mut compat, table)? {
                         adj[x].set(y, true);
                         adj[y].set(x, true);
                     }
@@ -240,26 +245,26 @@ pub fn search_family(verts: Vec<(u64, u64)>, table: &mut RatioTable) -> Result<F
 }
 
 /// The best bound `pairs` certify with the table's ratios: `min(s, least r with r^2 P >= 1)`,
-/// or 1 when some needed ratio is unbounded.
-pub fn best_bound(pairs: &[(u64, u64)], table: &mut RatioTable) -> u64 {
+/// or 1 when some needed ratio is unbounded; an error when a ratio LP fails.
+pub fn best_bound(pairs: &[(u64, u64)], table: &mut RatioTable) -> Result<u64, String> {
     let mut rho = BTreeMap::new();
     for (i, &(q, zi)) in pairs.iter().enumerate() {
         for (j, &(_, zj)) in pairs.iter().enumerate() {
             if i != j {
                 let k = key_of(q, zi, zj);
-                match table.get(k.0, k.1, k.2) {
+                match table.get(k.0, k.1, k.2)? {
                     Some((r, _)) => {
                         rho.insert(k, r.clone());
                     }
-                    None => return 1,
+                    None => return Ok(1),
                 }
             }
         }
     }
-    match crate::check::fooling_cert::max_product(pairs, &rho) {
+    Ok(match crate::check::fooling_cert::max_product(pairs, &rho) {
         Ok(p) => crate::check::fooling_cert::certified_bound(pairs.len(), &p),
         Err(_) => 1,
-    }
+    })
 }
 
 /// The fooling-set certificate for `pairs` claiming `rank`, with exactly the lemmas it needs.
@@ -275,7 +280,7 @@ pub fn certificate(m: u32, length: u32, rank: u64, pairs: &[(u64, u64)], table: 
     }
     let mut lemmas = Vec::new();
     for k in keys {
-        let (_, json) = table.get(k.0, k.1, k.2).ok_or_else(|| format!("no finite ratio for {k:?}"))?;
+        let (_, json) = table.get(k.0, k.1, k.2)?.ok_or_else(|| format!("no finite ratio for {k:?}"))?;
         lemmas.push(json.clone());
     }
     let f = FoolingJson { pairs: pairs.to_vec(), lemmas };
@@ -292,5 +297,6 @@ pub fn certificate(m: u32, length: u32, rank: u64, pairs: &[(u64, u64)], table: 
         multipliers: None,
         ratio: None,
         fooling: Some(f),
+        case_tree: None,
     })
 }

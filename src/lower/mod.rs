@@ -1,7 +1,8 @@
 //! Certified lower bounds beyond rank 1 (issue 4): row-ratio lemmas (THEORY L7) and
-//! multiplicative fooling sets (B2). The LP solver proposes; every object returned here has
+//! multiplicative fooling sets (B2), and case trees (B3). The LP solver proposes; every object returned here has
 //! already passed the checker's exact code.
 
+pub mod case_tree;
 pub mod fooling;
 pub mod ratio_lp;
 pub mod theory;

@@ -114,6 +114,78 @@ pub fn solve_dense_with_hint(rows: Vec<Vec<Q>>, b: Vec<Q>, hint: &[Q]) -> Option
     solve_with_hint(&sparse, &b, hint.len(), hint)
 }
 
+/// [`solve_with_hint`] by sparse elimination, for large systems with few entries per row
+/// (a case-tree leaf has thousands of unknowns and a handful of entries per equation). The
+/// pivot is always taken in a shortest remaining row, on its least used column, which keeps
+/// fill-in small; free variables take the hint. `None` when the system is inconsistent.
+pub fn solve_sparse_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, hint: &[Q]) -> Option<Vec<Q>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut eq: Vec<(BTreeMap<usize, Q>, Q)> = rows
+        .iter()
+        .zip(b)
+        .map(|(r, bi)| {
+            let mut m: BTreeMap<usize, Q> = BTreeMap::new();
+            for (j, x) in r {
+                *m.entry(*j).or_insert_with(Q::zero) += x;
+            }
+            m.retain(|_, x| !x.is_zero());
+            (m, bi.clone())
+        })
+        .collect();
+    let mut uses: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); ncols];
+    for (i, (r, _)) in eq.iter().enumerate() {
+        for &j in r.keys() {
+            uses[j].insert(i);
+        }
+    }
+    let mut active: BTreeSet<usize> = (0..eq.len()).collect();
+    let mut order: Vec<(usize, usize)> = Vec::new();
+    while let Some(&row) = active.iter().min_by_key(|&&i| (eq[i].0.len(), i)) {
+        active.remove(&row);
+        if eq[row].0.is_empty() {
+            if !eq[row].1.is_zero() {
+                return None;
+            }
+            continue;
+        }
+        let col = *eq[row].0.keys().min_by_key(|&&j| (uses[j].len(), j)).expect("nonempty row");
+        let inv = Q::one() / &eq[row].0[&col];
+        for x in eq[row].0.values_mut() {
+            *x *= &inv;
+        }
+        eq[row].1 *= &inv;
+        let (pivot, prhs) = eq[row].clone();
+        let targets: Vec<usize> = uses[col].iter().copied().filter(|i| active.contains(i)).collect();
+        for t in targets {
+            let f = eq[t].0[&col].clone();
+            for (&j, pv) in &pivot {
+                let entry = eq[t].0.entry(j).or_insert_with(Q::zero);
+                *entry -= &f * pv;
+                if entry.is_zero() {
+                    eq[t].0.remove(&j);
+                    uses[j].remove(&t);
+                } else {
+                    uses[j].insert(t);
+                }
+            }
+            let delta = &f * &prhs;
+            eq[t].1 -= delta;
+        }
+        order.push((row, col));
+    }
+    let mut x: Vec<Q> = hint.to_vec();
+    for &(row, col) in order.iter().rev() {
+        let mut val = eq[row].1.clone();
+        for (&j, a) in &eq[row].0 {
+            if j != col {
+                val -= a * &x[j];
+            }
+        }
+        x[col] = val;
+    }
+    Some(x)
+}
+
 /// True when every entry is `>= 0`.
 pub fn all_nonnegative(x: &[Q]) -> bool {
     x.iter().all(|v| !v.is_negative())
@@ -142,5 +214,22 @@ mod tests {
         // Inconsistent: x0 = 1 and x0 = 2.
         let rows = vec![vec![(0, q(1, 1))], vec![(0, q(1, 1))]];
         assert!(solve_with_hint(&rows, &[q(1, 1), q(2, 1)], 1, &[q(0, 1)]).is_none());
+    }
+
+    #[test]
+    fn sparse_solves_and_detects_inconsistency() {
+        // x0 + x1 = 1, x2 = 2, x1 - x3 = 0; x3 free, hinted 1/4.
+        let rows = vec![vec![(0, q(1, 1)), (1, q(1, 1))], vec![(2, q(1, 1))], vec![(1, q(1, 1)), (3, q(-1, 1))]];
+        let b = [q(1, 1), q(2, 1), q(0, 1)];
+        let hint = [q(0, 1), q(0, 1), q(0, 1), q(1, 4)];
+        let x = solve_sparse_with_hint(&rows, &b, 4, &hint).unwrap();
+        for (r, bi) in rows.iter().zip(&b) {
+            let v: Q = r.iter().map(|(j, a)| a * &x[*j]).sum();
+            assert_eq!(&v, bi);
+        }
+        // Free variables keep their hint: exactly one of x1, x3 is free here.
+        assert!(x[1] == q(0, 1) || x[3] == q(1, 4));
+        let bad = vec![vec![(0, q(1, 1))], vec![(0, q(2, 1))]];
+        assert!(solve_sparse_with_hint(&bad, &[q(1, 1), q(1, 1)], 1, &[q(0, 1)]).is_none());
     }
 }

@@ -27,6 +27,7 @@ pub fn model_certificate(model: &Model, length: u32, prov: Provenance) -> Certif
         multipliers: None,
         ratio: None,
         fooling: None,
+        case_tree: None,
     }
 }
 

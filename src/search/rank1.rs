@@ -144,6 +144,7 @@ fn farkas_from_float(m: u32, length: u32, lp: &Rank1Float, prov: Provenance) -> 
             multipliers: Some(multipliers),
             ratio: None,
             fooling: None,
+            case_tree: None,
         };
         if check(&cert, CheckOptions::default()).is_ok() {
             return Ok(cert);

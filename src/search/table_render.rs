@@ -34,25 +34,25 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
     let mut out = String::new();
     match format {
         TableFormat::Markdown => {
-            out += "| N | m | lower | upper | theory | lower: certificate (method) | upper: certificate (method) | upper: command |\n";
-            out += "|---|---|---|---|---|---|---|---|\n";
+            out += "| N | m | lower | upper | theory | lower: certificate (method) | lower: command | upper: certificate (method) | upper: command |\n";
+            out += "|---|---|---|---|---|---|---|---|---|\n";
         }
         TableFormat::Latex => {
             out += "\\begin{tabular}{rrrrrll}\n$N$ & $m$ & lower & upper & theory & lower bound & upper bound \\\\\n\\hline\n";
         }
         TableFormat::Csv => {
-            out += "length,m,lower,upper,theory,lower_certificate,lower_method,upper_certificate,upper_method,upper_command\n"
+            out += "length,m,lower,upper,theory,lower_certificate,lower_method,lower_command,upper_certificate,upper_method,upper_command\n"
         }
     }
     for row in rows {
-        let (lf, lm, _) = describe(row.lower_source);
+        let (lf, lm, lc) = describe(row.lower_source);
         let (uf, um, uc) = describe(row.upper_source);
         let up = row.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
         let th = row.theory.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
         match format {
             TableFormat::Markdown => {
                 let (lm, um) = (lm.replace('|', "\\|"), um.replace('|', "\\|"));
-                out += &format!("| {} | {} | {} | {} | {th} | `{lf}` ({lm}) | `{uf}` ({um}) | `{uc}` |\n", row.length, row.m, row.lower, up)
+                out += &format!("| {} | {} | {} | {} | {th} | `{lf}` ({lm}) | `{lc}` | `{uf}` ({um}) | `{uc}` |\n", row.length, row.m, row.lower, up)
             }
             TableFormat::Latex => {
                 let esc = |s: &str| s.replace('_', "\\_").replace('^', "\\^{}").replace('&', "\\&");
@@ -64,8 +64,8 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
             TableFormat::Csv => {
                 let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
                 out += &format!(
-                    "{},{},{},{},{th},{},{},{},{},{}\n",
-                    row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&uf), quote(&um), quote(&uc)
+                    "{},{},{},{},{th},{},{},{},{},{},{}\n",
+                    row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&lc), quote(&uf), quote(&um), quote(&uc)
                 )
             }
         }
