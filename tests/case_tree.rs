@@ -5,7 +5,7 @@
 use nkrank::cert::format::{CaseTreeJson, CertificateFile, KIND_CASE_TREE};
 use nkrank::cert::io::{certificate_text, read_certificate};
 use nkrank::check::{check, Bound, CheckOptions};
-use nkrank::lower::case_tree::{betweenness_forests, pair_graph_candidates, pairs_tree, prove, prove_orders, solve_case, solve_split, LeafOutcome, System};
+use nkrank::lower::case_tree::{all_set_candidates, betweenness_forests, pair_graph_candidates, pairs_tree, prove, prove_orders, solve_case, solve_split, LeafOutcome, System};
 use nkrank::lower::unreduced::unreduced_case_margin;
 use nkrank::relation::{orders, splits, RowSet};
 use std::collections::BTreeSet;
@@ -355,4 +355,12 @@ fn explicit_pairs_trees_check_and_agree_with_the_lps() {
     // A pairs tree claims nothing for other lengths: its leaves rebuild different constraints.
     let t = pairs_tree(6, 3).unwrap();
     assert!(nkrank::check::case_tree_cert::check_case_tree(6, 4, 3, &t).is_err());
+}
+
+#[test]
+fn exhaustive_candidates_are_one_per_symmetry_class() {
+    // The library's enumeration agrees with this file's own, and every class is hit once.
+    for (m, k) in [(3, 3), (4, 3), (5, 4)] {
+        assert_eq!(all_set_candidates(m, k).len(), set_orbits(m, k).len(), "m = {m}, k = {k}");
+    }
 }

@@ -102,6 +102,10 @@ enum Lower {
         /// Largest bound to try: a split tree of k queries proves r* >= k (at most 8).
         #[arg(long, default_value_t = 8)]
         max_queries: usize,
+        /// Try every set of k nonzero tokens (one per symmetry class) instead of the block
+        /// candidates (m <= 6).
+        #[arg(long)]
+        exhaustive: bool,
         /// Output folder.
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
@@ -285,10 +289,10 @@ fn lower(what: Lower) -> Result<(), String> {
             ensure_writable(&out)?;
             nkrank::lower::runs::fooling_range(m, &out)
         }
-        Lower::Cases { m, max_queries, out } => {
+        Lower::Cases { m, max_queries, exhaustive, out } => {
             ensure_writable(&out)?;
             eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
-            nkrank::lower::runs::cases_range(m, max_queries, &out)
+            nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
         }
         Lower::Theory { m, out, dry_run } => {
             if !dry_run {

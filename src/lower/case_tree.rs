@@ -46,7 +46,6 @@ pub struct System {
     pub set: RowSet,
     /// Orbits, in order.
     pub orbits: Vec<Orbit>,
-    index: HashMap<Orbit, usize>,
     /// Every constraint of every row.
     pub keys: Vec<RelKey>,
     /// Coefficients of each constraint as `(variable index, coefficient)`, merged.
@@ -83,7 +82,7 @@ impl System {
                 keys.push(key);
             }
         }
-        Ok(System { set, orbits, index, keys, rows })
+        Ok(System { set, orbits, keys, rows })
     }
 
     fn n(&self) -> usize {
@@ -93,13 +92,7 @@ impl System {
     fn nvars(&self) -> usize {
         2 * self.set.k() * self.n()
     }
-
-    /// Index of an orbit.
-    pub fn orbit_index(&self, o: &Orbit) -> usize {
-        self.index[o]
-    }
 }
-
 
 /// Solves the LP of one case (its relations) and, when its margin is 0, returns an exact leaf
 /// for the case `case`.
@@ -452,20 +445,32 @@ fn permutations(k: usize) -> Vec<Vec<usize>> {
 /// their first representative.
 pub fn pair_graph_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
     let edges: Vec<u64> = (0..m).flat_map(|a| (a + 1..m).map(move |b| (1u64 << a) | (1u64 << b))).collect();
+    set_candidates(m, &edges, k)
+}
+
+/// Every set of `k` distinct nonzero tokens, one per orbit under coordinate permutations and
+/// reorderings (the exhaustive search of `nkrank lower cases --exhaustive`).
+pub fn all_set_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
+    let tokens: Vec<u64> = (1..1u64 << m).collect();
+    set_candidates(m, &tokens, k)
+}
+
+/// The `k`-subsets of `pool`, one per orbit (by [`set_orbit_key`]).
+fn set_candidates(m: u32, pool: &[u64], k: usize) -> Vec<Vec<u64>> {
     let mut seen = std::collections::BTreeSet::new();
     let mut out = Vec::new();
-    let mut idx: Vec<usize> = (0..k).collect();
-    if edges.len() < k {
+    if pool.len() < k || k == 0 {
         return out;
     }
+    let mut idx: Vec<usize> = (0..k).collect();
     loop {
-        let rows: Vec<u64> = idx.iter().map(|&i| edges[i]).collect();
+        let rows: Vec<u64> = idx.iter().map(|&i| pool[i]).collect();
         if let Ok(set) = RowSet::new(m, 3, &rows) {
             if seen.insert(set_orbit_key(&set)) {
                 out.push(rows);
             }
         }
-        let Some(i) = (0..k).rev().find(|&i| idx[i] < edges.len() - (k - i)) else { return out };
+        let Some(i) = (0..k).rev().find(|&i| idx[i] < pool.len() - (k - i)) else { return out };
         idx[i] += 1;
         for j in i + 1..k {
             idx[j] = idx[j - 1] + 1;

@@ -140,15 +140,23 @@ pub const MAX_SEARCH_WORK: u64 = 1000;
 /// on `m` vertices, enumerated up to isomorphism by brute force).
 pub const MAX_M_ORDER_SEARCH: u32 = 7;
 
-/// Case trees (N = 3) for each m in the range: for `k = 3, 4, ...` (up to `max_k`) the block
-/// candidates of [`super::case_tree::block_candidates`] are tried in order until one closes every
-/// split; the search for that `m` stops at the first `k` with no closing candidate. Each tree
+/// Largest `m` for `--exhaustive` (every set of `k` nonzero tokens up to symmetry).
+pub const MAX_M_EXHAUSTIVE: u32 = 6;
+
+/// Case trees (N = 3) for each m in the range: for `k = 3, 4, ...` (up to `max_k`), `k` disjoint
+/// pairs when they fit (explicit tree, no LP); otherwise the block candidates of
+/// [`super::case_tree::block_candidates`] (with `exhaustive`, every set of `k` nonzero tokens up
+/// to symmetry), and for `k = 3` also order trees of weight-2 queries, until one closes every
+/// case; the search for that `m` stops at the first `k` with no closing candidate. Each tree
 /// found is written at once (after the exact check) and replaces the file of the weaker one, so
 /// the folder keeps the best tree per `m`; a valid file already there for `(m, k)` is reused,
 /// so an interrupted run resumes where it stopped.
-pub fn cases_range(ms: (u32, u32), max_k: usize, out_dir: &Path) -> Result<(), String> {
-    use super::case_tree::{block_candidates, pair_graph_candidates, pairs_tree, prove, prove_orders};
+pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Path) -> Result<(), String> {
+    use super::case_tree::{all_set_candidates, block_candidates, pair_graph_candidates, pairs_tree, prove, prove_orders};
     use crate::relation::RowSet;
+    if exhaustive && ms.1 > MAX_M_EXHAUSTIVE {
+        return Err(format!("--exhaustive is limited to m <= {MAX_M_EXHAUSTIVE}"));
+    }
     let file = |m: u32, k: usize, gz: bool| out_dir.join("len3").join(format!("m{m:02}-lower-r{k}-case-tree.json{}", if gz { ".gz" } else { "" }));
     for m in ms.0..=ms.1 {
         let mut best = 2;
@@ -172,7 +180,8 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, out_dir: &Path) -> Result<(), S
             if by_hand {
                 eprintln!("m = {m}, k = {k}: {k} disjoint pairs, explicit split tree");
             } else {
-                tries.extend(block_candidates(m, k).into_iter().map(|r| (r, false)));
+                let sets = if exhaustive { all_set_candidates(m, k) } else { block_candidates(m, k) };
+                tries.extend(sets.into_iter().map(|r| (r, false)));
                 if k == 3 && m <= MAX_M_ORDER_SEARCH {
                     for size in [4, 5] {
                         tries.extend(pair_graph_candidates(m, size).into_iter().map(|r| (r, true)));
