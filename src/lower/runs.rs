@@ -223,7 +223,8 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
             } else {
                 format!("case-tree: rank {} refuted by every split of {k} queries (src/lower/case_tree.rs)", k - 1)
             };
-            let prov = provenance(&method, &format!("nkrank lower cases --m {m}"));
+            let flag = if exhaustive && !by_hand { " --exhaustive" } else { "" };
+            let prov = provenance(&method, &format!("nkrank lower cases --m {m}{flag}"));
             let cert = CertificateFile {
                 format: crate::cert::FORMAT_NAME.into(),
                 version: crate::cert::FORMAT_VERSION,
