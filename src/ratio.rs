@@ -246,6 +246,25 @@ pub enum RatioSide {
     High,
 }
 
+impl RatioSide {
+    /// Text form used in certificates: `"low"` or `"high"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            RatioSide::Low => "low",
+            RatioSide::High => "high",
+        }
+    }
+
+    /// Parses [`RatioSide::label`] exactly.
+    pub fn parse(s: &str) -> Result<RatioSide, String> {
+        match s {
+            "low" => Ok(RatioSide::Low),
+            "high" => Ok(RatioSide::High),
+            other => Err(format!("side must be \"low\" or \"high\", found {other:?}")),
+        }
+    }
+}
+
 impl From<RatioSide> for Side {
     fn from(s: RatioSide) -> Side {
         match s {

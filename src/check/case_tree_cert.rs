@@ -121,11 +121,7 @@ pub fn leaf_relations(cases: &str, k: usize, case: &[usize], leaf: &CaseLeafJson
 
 /// Converts one constraint multiplier to its key and value, validated against the row set.
 pub fn multiplier_key(set: &RowSet, j: &CaseMultiplierJson, index: usize) -> Result<(RelKey, Q), String> {
-    let side = match j.side.as_str() {
-        "low" => RatioSide::Low,
-        "high" => RatioSide::High,
-        other => return Err(format!("multiplier {index}: side must be \"low\" or \"high\", found {other:?}")),
-    };
+    let side = RatioSide::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
     if j.others.len() > MAX_LENGTH_RELATION as usize {
         return Err(format!("multiplier {index}: too many other tokens"));
     }

@@ -71,11 +71,7 @@ pub fn instance_from_json(m: u32, length: u32, j: &RatioJson) -> Result<RatioIns
 
 /// Converts one multiplier to its key and value, validated against the instance.
 pub fn multiplier_from_json(inst: &RatioInstance, j: &RatioMultiplierJson, index: usize) -> Result<(RatioKey, Q), String> {
-    let side = match j.side.as_str() {
-        "low" => RatioSide::Low,
-        "high" => RatioSide::High,
-        other => return Err(format!("multiplier {index}: side must be \"low\" or \"high\", found {other:?}")),
-    };
+    let side = RatioSide::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
     if j.others.len() > crate::ratio::MAX_LENGTH_RATIO as usize {
         return Err(format!("multiplier {index}: too many other tokens"));
     }
@@ -89,10 +85,7 @@ pub fn multiplier_from_json(inst: &RatioInstance, j: &RatioMultiplierJson, index
 /// The JSON form of a multiplier.
 pub fn multiplier_to_json(key: &RatioKey, y: &Q) -> RatioMultiplierJson {
     RatioMultiplierJson {
-        side: match key.side {
-            RatioSide::Low => "low".into(),
-            RatioSide::High => "high".into(),
-        },
+        side: key.side.label().into(),
         others: key.others.iter().map(|o| o.label()).collect(),
         y: format_q(y),
     }

@@ -201,10 +201,7 @@ fn exact_leaf(sys: &System, case: &[usize], relations: &[Relation], y: &[f64], l
         .iter()
         .map(|(key, v)| CaseMultiplierJson {
             row: key.row as u32,
-            side: match key.side {
-                RatioSide::Low => "low".into(),
-                RatioSide::High => "high".into(),
-            },
+            side: key.side.label().into(),
             others: key.others.iter().map(|o| o.label()).collect(),
             y: format_q(v),
         })
@@ -349,7 +346,7 @@ pub fn pairs_tree(m: u32, k: usize) -> Result<CaseTreeJson, String> {
             .iter()
             .map(|(key, y)| CaseMultiplierJson {
                 row: key.row as u32,
-                side: if key.side == RatioSide::Low { "low".into() } else { "high".into() },
+                side: key.side.label().into(),
                 others: key.others.iter().map(|o| o.label()).collect(),
                 y: y.to_string(),
             })
