@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Set up, run the whole test suite, and re-verify the committed certificates with the checker
-# built without the LP solver.
+# Set up, run the whole test suite (the trusted core's tests and the solver's), and re-verify
+# the committed certificates with the checker built without the LP solver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo test --release
+cargo test --release --workspace
 cargo build --release --quiet --no-default-features --bin nkrank-check --target-dir target/checker
 target/checker/release/nkrank-check certificates

@@ -1,6 +1,7 @@
 //! Case trees (kind `case-tree`): the symmetry-reduced case LPs against the unreduced ones,
 //! soundness against ranks that models reach, the certificates of the m = 6 split tree and of
 //! the m = 5 order tree, and tampered or hostile copies of them.
+#![cfg(feature = "solver")]
 
 use nkrank::cert::format::{CaseTreeJson, CertificateFile, KIND_CASE_TREE};
 use nkrank::cert::io::{certificate_text, read_certificate};

@@ -1,4 +1,5 @@
 //! Fooling sets: search, certificates, and tampering.
+#![cfg(feature = "solver")]
 
 use nkrank::cert::format::FoolingJson;
 use nkrank::check::fooling_cert::{certified_bound, check_fooling, max_product, spec_in_row};

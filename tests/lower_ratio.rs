@@ -1,5 +1,6 @@
 //! Row-ratio lemmas: the reduced LP against the unreduced one, and the exact checker against
 //! tampered certificates.
+#![cfg(feature = "solver")]
 
 use nkrank::cert::format::{CertificateFile, Claim, RatioJson, FORMAT_NAME, FORMAT_VERSION, KIND_ROW_RATIO};
 use nkrank::check::ratio_cert::check_ratio;

@@ -5,8 +5,8 @@
 //! no certificate found).
 
 use clap::Parser;
-use nkrank::check::report::{all_good, check_file, collect_files, json_report, text_report};
-use nkrank::check::CheckOptions;
+use nkrank_core::check::report::{all_good, check_file, collect_files, json_report, text_report};
+use nkrank_core::check::CheckOptions;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;

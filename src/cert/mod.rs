@@ -1,9 +1,9 @@
-//! Certificate format v1 (specified in `docs/CERTIFICATES.md`): the JSON schema, conversion
-//! between it and the in-memory objects, and reading and atomic, deterministic writing.
+//! Certificate format v1 (specified in `docs/CERTIFICATES.md`). The schema and the reader are
+//! the trusted [`nkrank_core::cert`], re-exported here; this module adds the writer's half:
+//! conversion to JSON, deterministic text and atomic writes.
+
+pub use nkrank_core::cert::*;
 
 pub mod convert;
-pub mod format;
 pub mod io;
 pub mod pretty;
-
-pub use format::{CertificateFile, Claim, Provenance, FORMAT_NAME, FORMAT_VERSION};

@@ -4,14 +4,14 @@
 mod common;
 
 use common::{perturbed_full_rank, rand_model};
-use nkrank::model::bruteforce::{max_error_bruteforce, signed_error_range};
-use nkrank::model::levels::{max_error, verdict};
-use nkrank::rational::{half, q};
+use nkrank_core::model::bruteforce::{max_error_bruteforce, signed_error_range};
+use nkrank_core::model::levels::{max_error, verdict};
+use nkrank_core::rational::{half, q};
 use num_traits::Signed;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-fn agree(model: &nkrank::model::Model, length: usize, context: &str) {
+fn agree(model: &nkrank_core::model::Model, length: usize, context: &str) {
     let brute = max_error_bruteforce(model, length);
     let fast = max_error(model, length);
     assert_eq!(brute, fast, "max error disagrees ({context})");
@@ -19,7 +19,7 @@ fn agree(model: &nkrank::model::Model, length: usize, context: &str) {
     let v = verdict(model, length);
     assert_eq!(v.solves, solves, "verdict disagrees ({context}): brute {brute:?}");
     // The checker's combined pass gives the same verdict and the same error.
-    let (v2, e2) = nkrank::model::levels::verdict_and_max_error(model, length, true);
+    let (v2, e2) = nkrank_core::model::levels::verdict_and_max_error(model, length, true);
     assert_eq!((v2.solves, &v2.failure, e2.as_ref()), (v.solves, &v.failure, Some(&brute)), "combined pass ({context})");
     // A reported failure must really be a failure: evaluate that one sequence by brute force.
     if let Some(w) = v.failure {
@@ -32,7 +32,7 @@ fn agree(model: &nkrank::model::Model, length: usize, context: &str) {
             num += &k * model.values().get(w.query, z);
             den += k;
         }
-        let t = q(nkrank::task::target(&seq, 0) as i64, 1);
+        let t = q(nkrank_core::task::target(&seq, 0) as i64, 1);
         assert!(den == q(0, 1) || (num / den - t).abs() >= half(), "witness {seq:?} is not a failure ({context})");
     }
 }
@@ -95,7 +95,7 @@ fn solving_models_and_the_exact_boundary() {
 #[test]
 fn invalid_models_have_no_finite_error() {
     // All kernel mass on token 0: a row whose sequence avoids token 0 has zero denominator.
-    use nkrank::model::{Model, SparseMatrix, Values};
+    use nkrank_core::model::{Model, SparseMatrix, Values};
     let m = 2;
     let n = 4;
     let mut u = SparseMatrix::zeros(n, 1);
@@ -114,9 +114,9 @@ fn invalid_models_have_no_finite_error() {
 
 /// The same model with every query feature multiplied by `2^200`: outputs are unchanged, but
 /// the verdict's integers no longer fit in `i128`, so it takes its big-integer path.
-fn scaled_up(model: &nkrank::model::Model) -> nkrank::model::Model {
-    use nkrank::model::{Model, SparseMatrix};
-    let big = nkrank::rational::Q::from_integer(num_bigint::BigInt::from(1) << 200);
+fn scaled_up(model: &nkrank_core::model::Model) -> nkrank_core::model::Model {
+    use nkrank_core::model::{Model, SparseMatrix};
+    let big = nkrank_core::rational::Q::from_integer(num_bigint::BigInt::from(1) << 200);
     let u = model.u();
     let mut scaled = SparseMatrix::zeros(u.rows(), u.cols());
     for (i, j, x) in u.entries() {

@@ -1,11 +1,11 @@
 //! Every stored fooling-set certificate passes the exact checker and proves what its file name
 //! says; tampered copies of one are rejected.
 
-use nkrank::cert::io::read_certificate;
-use nkrank::check::{check, Bound, CheckOptions};
+use nkrank_core::cert::io::read_certificate;
+use nkrank_core::check::{check, Bound, CheckOptions};
 
 fn fooling_files() -> Vec<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates/len3");
     let mut v: Vec<_> = std::fs::read_dir(&dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().contains("fooling-set")).collect())
         .unwrap_or_default();

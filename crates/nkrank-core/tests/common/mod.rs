@@ -1,9 +1,9 @@
 //! Shared helpers for the integration tests: seeded random models.
 #![allow(dead_code)]
 
-use nkrank::model::{Model, SparseMatrix, Values};
-use nkrank::rational::{q, Q};
-use nkrank::task::{num_tokens, weight};
+use nkrank_core::model::{Model, SparseMatrix, Values};
+use nkrank_core::rational::{q, Q};
+use nkrank_core::task::{num_tokens, weight};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 

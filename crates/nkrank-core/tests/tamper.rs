@@ -2,20 +2,20 @@
 //! unless the changed certificate is still valid, which an independent exact evaluation (all
 //! multisets, no level reduction) then confirms.
 
-use nkrank::cert::convert::model_from_json;
-use nkrank::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
-use nkrank::cert::io::read_certificate;
-use nkrank::check::{check, CheckOptions};
-use nkrank::rational::{format_q, parse_q, q, Q};
-use nkrank::task::{num_tokens, overlap, weight};
+use nkrank_core::cert::convert::model_from_json;
+use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
+use nkrank_core::cert::io::read_certificate;
+use nkrank_core::check::{check, CheckOptions};
+use nkrank_core::rational::{format_q, parse_q, q, Q};
+use nkrank_core::task::{num_tokens, overlap, weight};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn committed() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates");
-    nkrank::check::report::collect_files(&[root]).expect("certificates/ exists")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates");
+    nkrank_core::check::report::collect_files(&[root]).expect("certificates/ exists")
 }
 
 /// Paths (as JSON pointers) of every number in the document: JSON numbers and rational strings.
