@@ -10,7 +10,10 @@ use nkrank::rational::q;
 fn run(m: u32) -> (u64, Vec<(u64, u64)>, RatioTable) {
     let mut table = RatioTable::new(m, 3, false);
     let res = search(m, &mut table).unwrap();
-    println!("m = {m}: L = {}, family {}, tried {:?}, pairs {:?}", res.bound, res.family, res.tried, res.pairs);
+    println!(
+        "m = {m}: L = {}, family {}, tried {:?}, pairs {:?}",
+        res.bound, res.family, res.tried, res.pairs
+    );
     (res.bound, res.pairs, table)
 }
 
@@ -82,13 +85,19 @@ fn certified_bound_arithmetic() {
 #[test]
 fn family_f_loses_nothing_for_small_m() {
     use nkrank::lower::fooling::{candidates_all, search_family};
-    let mmax: u32 = std::env::var("MMAX_ALL").ok().and_then(|s| s.parse().ok()).unwrap_or(6);
+    let mmax: u32 = std::env::var("MMAX_ALL")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
     for m in 3..=mmax {
         let mut t1 = RatioTable::new(m, 3, false);
         let a = search(m, &mut t1).unwrap();
         let mut t2 = RatioTable::new(m, 3, false);
         let b = search_family(candidates_all(m), &mut t2).unwrap();
-        println!("m = {m}: F gives {}, all forced pairs give {} (family {})", a.bound, b.bound, b.family);
+        println!(
+            "m = {m}: F gives {}, all forced pairs give {} (family {})",
+            a.bound, b.bound, b.family
+        );
         assert_eq!(a.bound, b.bound, "m = {m}");
     }
 }

@@ -18,8 +18,15 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn nkrank(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nkrank")).args(args).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_nkrank"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (out.status.code().unwrap_or(-1), text)
 }
 
@@ -39,19 +46,40 @@ fn senseless_requests_fail_with_a_message() {
         (vec!["solve", "--m", "40", "--out", d], "too large"),
         (vec!["solve", "--m", "5-3", "--out", d], "empty range"),
         (vec!["solve", "--m", "x", "--out", d], "not a number"),
-        (vec!["solve", "--m", "3", "--length", "0", "--out", d], "length"),
-        (vec!["solve", "--m", "3", "--rank", "0", "--out", d], "rank 0"),
-        (vec!["solve", "--m", "2", "--rank", "5", "--out", d], "rank 5"),
-        (vec!["solve", "--m", "2", "--time-limit=-1", "--out", d], "time"),
-        (vec!["solve", "--m", "2", "--out", unwritable.to_str().unwrap()], "cannot create output folder"),
+        (
+            vec!["solve", "--m", "3", "--length", "0", "--out", d],
+            "length",
+        ),
+        (
+            vec!["solve", "--m", "3", "--rank", "0", "--out", d],
+            "rank 0",
+        ),
+        (
+            vec!["solve", "--m", "2", "--rank", "5", "--out", d],
+            "rank 5",
+        ),
+        (
+            vec!["solve", "--m", "2", "--time-limit=-1", "--out", d],
+            "time",
+        ),
+        (
+            vec!["solve", "--m", "2", "--out", unwritable.to_str().unwrap()],
+            "cannot create output folder",
+        ),
     ];
     for (args, needle) in cases {
         let (code, text) = nkrank(&args);
         assert_ne!(code, 0, "{args:?} succeeded");
         assert!(!text.contains("panicked"), "{args:?}: {text}");
-        assert!(text.contains(needle), "{args:?}: expected {needle:?} in {text}");
+        assert!(
+            text.contains(needle),
+            "{args:?}: expected {needle:?} in {text}"
+        );
     }
-    assert!(files_under(&dir).is_empty(), "a failed run left certificate files behind");
+    assert!(
+        files_under(&dir).is_empty(),
+        "a failed run left certificate files behind"
+    );
 }
 
 #[test]
@@ -59,21 +87,45 @@ fn solve_is_deterministic_and_checks() {
     let a = scratch("det-a");
     let b = scratch("det-b");
     for d in [&a, &b] {
-        let (code, text) = nkrank(&["solve", "--m", "1-5", "--time-limit", "0", "--out", d.to_str().unwrap()]);
+        let (code, text) = nkrank(&[
+            "solve",
+            "--m",
+            "1-5",
+            "--time-limit",
+            "0",
+            "--out",
+            d.to_str().unwrap(),
+        ]);
         assert_eq!(code, 0, "{text}");
     }
     let fa = files_under(&a);
     assert_eq!(fa.len(), 10, "{fa:?}");
     for f in &fa {
         let g = b.join(f.strip_prefix(&a).unwrap());
-        assert_eq!(std::fs::read(f).unwrap(), std::fs::read(&g).unwrap(), "{} differs between runs", f.display());
+        assert_eq!(
+            std::fs::read(f).unwrap(),
+            std::fs::read(&g).unwrap(),
+            "{} differs between runs",
+            f.display()
+        );
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_nkrank-check")).arg(&a).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = Command::new(env!("CARGO_BIN_EXE_nkrank-check"))
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // No temporary files are left next to the certificates.
     for e in std::fs::read_dir(a.join("len3")).unwrap() {
         let name = e.unwrap().file_name().into_string().unwrap();
-        assert!(name.ends_with(".json") || name.ends_with(".json.gz"), "stray file {name}");
+        assert!(
+            name.ends_with(".json") || name.ends_with(".json.gz"),
+            "stray file {name}"
+        );
     }
 }
 
@@ -83,7 +135,11 @@ fn symmetry_reduced_rank1_agrees_with_the_full_lp() {
         for m in 1..=5u32 {
             let reduced = solve_reduced(m, length).unwrap().margin;
             let full = solve_full_margin(m, length).unwrap();
-            assert_eq!(reduced > 1e-7, full > 1e-7, "m={m} N={length}: reduced {reduced}, full {full}");
+            assert_eq!(
+                reduced > 1e-7,
+                full > 1e-7,
+                "m={m} N={length}: reduced {reduced}, full {full}"
+            );
         }
     }
 }
@@ -94,11 +150,16 @@ fn rank1_answers_agree_with_brute_force() {
         for m in 1..=4u32 {
             match decide_rank1(m, length, "test").unwrap() {
                 Rank1Answer::Model(cert) => {
-                    let model = nkrank::cert::convert::model_from_json(cert.model.as_ref().unwrap(), m, 1).unwrap();
+                    let model =
+                        nkrank::cert::convert::model_from_json(cert.model.as_ref().unwrap(), m, 1)
+                            .unwrap();
                     let e = max_error_bruteforce(&model, length as usize).expect("valid model");
                     assert!(e < half(), "m={m} N={length}: brute-force error {e}");
                 }
-                Rank1Answer::Infeasible(_) => assert!(length == 3 && m >= 4, "m={m} N={length}: unexpected infeasibility"),
+                Rank1Answer::Infeasible(_) => assert!(
+                    length == 3 && m >= 4,
+                    "m={m} N={length}: unexpected infeasibility"
+                ),
             }
         }
     }
@@ -123,16 +184,28 @@ fn table_renders_every_format_from_the_committed_certificates() {
     assert_eq!(code, 0, "{csv}");
     let lines: Vec<&str> = csv.lines().collect();
     assert!(lines[0].starts_with("length,m,lower,upper,theory,"));
-    let row = lines.iter().find(|l| l.starts_with("3,4,")).expect("row N = 3, m = 4");
+    let row = lines
+        .iter()
+        .find(|l| l.starts_with("3,4,"))
+        .expect("row N = 3, m = 4");
     assert!(row.starts_with("3,4,2,2,-,"), "{row}");
-    let row = lines.iter().find(|l| l.starts_with("3,12,")).expect("row N = 3, m = 12");
+    let row = lines
+        .iter()
+        .find(|l| l.starts_with("3,12,"))
+        .expect("row N = 3, m = 12");
     assert!(row.starts_with("3,12,3,-,3,"), "{row}");
     let (code, csv) = nkrank(&["table", "--format", "csv", "--max-m", "4", d]);
     assert_eq!(code, 0);
-    assert!(!csv.lines().any(|l| l.starts_with("3,5,")), "--max-m 4 must stop at m = 4");
+    assert!(
+        !csv.lines().any(|l| l.starts_with("3,5,")),
+        "--max-m 4 must stop at m = 4"
+    );
     let (code, md) = nkrank(&["table", "--format", "md", d]);
     assert_eq!(code, 0);
-    assert!(md.lines().any(|l| l.starts_with("| 3 | 5 | 2 | 3 | - |")), "{md}");
+    assert!(
+        md.lines().any(|l| l.starts_with("| 3 | 5 | 2 | 3 | - |")),
+        "{md}"
+    );
     let (code, tex) = nkrank(&["table", "--format", "latex", "--max-m", "3", d]);
     assert_eq!(code, 0);
     assert!(tex.starts_with("\\begin{tabular}") && tex.trim_end().ends_with("\\end{tabular}"));

@@ -85,7 +85,12 @@ fn median_secs(reps: usize, mut f: impl FnMut()) -> f64 {
 
 fn main() -> Result<(), String> {
     match Args::parse().which {
-        Which::Check { min_m, max_m, brute_max_m, reps } => {
+        Which::Check {
+            min_m,
+            max_m,
+            brute_max_m,
+            reps,
+        } => {
             println!("| m | rank | verdict (L4) s | exact max error (L4) s | brute force s |");
             println!("|---|---|---|---|---|");
             for m in min_m..=max_m {
@@ -93,7 +98,10 @@ fn main() -> Result<(), String> {
                 let tv = median_secs(reps, || assert!(verdict(&model, 3).solves));
                 let te = median_secs(reps, || assert!(max_error(&model, 3).is_some()));
                 let tb = if m <= brute_max_m {
-                    format!("{:.3}", median_secs(1, || assert!(max_error_bruteforce(&model, 3).is_some())))
+                    format!(
+                        "{:.3}",
+                        median_secs(1, || assert!(max_error_bruteforce(&model, 3).is_some()))
+                    )
                 } else {
                     "skipped".into()
                 };
@@ -107,7 +115,12 @@ fn main() -> Result<(), String> {
             println!("|---|---|---|---|---|---|---|---|---|");
             // k disjoint pairs of coordinates, the shape that closes for splits.
             let pairs = |k: usize| -> Vec<u64> { (0..k).map(|i| 0b11u64 << (2 * i)).collect() };
-            let mut runs: Vec<(u32, usize, bool, Vec<u64>)> = vec![(5, 5, true, vec![0b00011, 0b00101, 0b01010, 0b10100, 0b11000])];
+            let mut runs: Vec<(u32, usize, bool, Vec<u64>)> = vec![(
+                5,
+                5,
+                true,
+                vec![0b00011, 0b00101, 0b01010, 0b10100, 0b11000],
+            )];
             for m in 6..=max_m {
                 runs.push((m, 3, false, pairs(3)));
                 if m >= 8 {
@@ -118,7 +131,12 @@ fn main() -> Result<(), String> {
                 let set = RowSet::new(m, 3, &rows)?;
                 let orbits = set.orbit_count();
                 let t = Instant::now();
-                let tree = if by_order { prove_orders(set)? } else { prove(set)? }.ok_or_else(|| format!("m = {m}: the tree did not close"))?;
+                let tree = if by_order {
+                    prove_orders(set)?
+                } else {
+                    prove(set)?
+                }
+                .ok_or_else(|| format!("m = {m}: the tree did not close"))?;
                 let build = t.elapsed().as_secs_f64();
                 let refuted = if by_order { 2 } else { k - 1 };
                 let mult: usize = tree.leaves.iter().map(|l| l.multipliers.len()).sum();
@@ -140,12 +158,22 @@ fn main() -> Result<(), String> {
             println!("|---|---|---|---|---|");
             let mut w = step.max(2);
             while w <= max_w {
-                let inst = RatioInstance { m: w + 2, length: 3, query_weight: w, a: TokenSpec::Level(0), b: TokenSpec::Level(w) };
+                let inst = RatioInstance {
+                    m: w + 2,
+                    length: 3,
+                    query_weight: w,
+                    a: TokenSpec::Level(0),
+                    b: TokenSpec::Level(w),
+                };
                 let mut line = String::new();
                 let t = median_secs(reps, || {
                     line = match solve_ratio(&inst, true) {
                         RatioOutcome::Certified { rho, json, .. } => {
-                            format!("{} | {}", nkrank::rational::format_q(&rho), json.multipliers.len())
+                            format!(
+                                "{} | {}",
+                                nkrank::rational::format_q(&rho),
+                                json.multipliers.len()
+                            )
                         }
                         RatioOutcome::Unbounded => "unbounded | -".into(),
                         RatioOutcome::Failed(e) => format!("failed: {e} | -"),
@@ -171,17 +199,27 @@ fn main() -> Result<(), String> {
                 println!("| {m} | {family} | {bound} | {t:.2} |");
             }
         }
-        Which::Rank1 { min_m, max_m, full_max_m, reps } => {
-            println!("| m | reduced LP s | unreduced LP s | decide + exact certificate s | answer |");
+        Which::Rank1 {
+            min_m,
+            max_m,
+            full_max_m,
+            reps,
+        } => {
+            println!(
+                "| m | reduced LP s | unreduced LP s | decide + exact certificate s | answer |"
+            );
             println!("|---|---|---|---|---|");
             for m in min_m..=max_m {
                 let tr = median_secs(reps, || {
                     solve_reduced(m, 3).unwrap();
                 });
                 let tf = if m <= full_max_m {
-                    format!("{:.3}", median_secs(1, || {
-                        solve_full_margin(m, 3).unwrap();
-                    }))
+                    format!(
+                        "{:.3}",
+                        median_secs(1, || {
+                            solve_full_margin(m, 3).unwrap();
+                        })
+                    )
                 } else {
                     "skipped".into()
                 };
@@ -190,7 +228,10 @@ fn main() -> Result<(), String> {
                     answer = match decide_rank1(m, 3, "bench").unwrap() {
                         nkrank::search::rank1::Rank1Answer::Model(_) => "rank 1 possible".into(),
                         nkrank::search::rank1::Rank1Answer::Infeasible(c) => {
-                            format!("impossible ({} multipliers)", c.multipliers.map(|v| v.len()).unwrap_or(0))
+                            format!(
+                                "impossible ({} multipliers)",
+                                c.multipliers.map(|v| v.len()).unwrap_or(0)
+                            )
                         }
                     }
                 });

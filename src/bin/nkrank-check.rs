@@ -30,7 +30,9 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let files = match collect_files(&args.paths) {
         Ok(f) if f.is_empty() => {
-            eprintln!("nkrank-check: no certificate files (*.json, *.json.gz) under the given paths");
+            eprintln!(
+                "nkrank-check: no certificate files (*.json, *.json.gz) under the given paths"
+            );
             return ExitCode::from(2);
         }
         Ok(f) => f,
@@ -39,12 +41,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let opts = CheckOptions { max_error_up_to_m: args.max_error_m };
+    let opts = CheckOptions {
+        max_error_up_to_m: args.max_error_m,
+    };
     let results: Vec<_> = files.par_iter().map(|f| check_file(f, opts)).collect();
     if args.json {
         println!("{}", json_report(&results));
     } else {
         print!("{}", text_report(&results));
     }
-    if all_good(&results) { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if all_good(&results) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }

@@ -14,7 +14,10 @@ pub fn matrix_to_json(a: &SparseMatrix) -> MatrixJson {
     MatrixJson {
         rows: a.rows() as u64,
         cols: a.cols() as u64,
-        entries: a.entries().map(|(i, j, x)| (i as u64, j as u64, format_q(x))).collect(),
+        entries: a
+            .entries()
+            .map(|(i, j, x)| (i as u64, j as u64, format_q(x)))
+            .collect(),
     }
 }
 
@@ -25,10 +28,17 @@ pub fn model_to_json(model: &Model) -> ModelJson {
         u: matrix_to_json(model.u()),
         v: matrix_to_json(model.v()),
         values: match model.values() {
-            Values::Dense(g) => ValuesJson::Dense { g: matrix_to_json(g) },
-            Values::Levels(gamma) => ValuesJson::Levels { gamma: gamma.iter().map(|r| strs(r)).collect() },
+            Values::Dense(g) => ValuesJson::Dense {
+                g: matrix_to_json(g),
+            },
+            Values::Levels(gamma) => ValuesJson::Levels {
+                gamma: gamma.iter().map(|r| strs(r)).collect(),
+            },
             Values::Types(gamma) => ValuesJson::Types {
-                gamma: gamma.iter().map(|b| b.iter().map(|r| strs(r)).collect()).collect(),
+                gamma: gamma
+                    .iter()
+                    .map(|b| b.iter().map(|r| strs(r)).collect())
+                    .collect(),
             },
         },
     }

@@ -19,7 +19,9 @@ pub fn write_certificate(path: &Path, cert: &CertificateFile) -> Result<(), Stri
     let text = certificate_text(cert);
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         use std::io::Write;
-        let mut enc = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::best());
+        let mut enc = flate2::GzBuilder::new()
+            .mtime(0)
+            .write(Vec::new(), flate2::Compression::best());
         enc.write_all(text.as_bytes()).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?
     } else {
@@ -31,7 +33,10 @@ pub fn write_certificate(path: &Path, cert: &CertificateFile) -> Result<(), Stri
 /// Writes bytes to `path` through a temporary sibling and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let tmp: PathBuf = {
-        let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
         name.push(format!(".tmp{}", std::process::id()));
         path.with_file_name(name)
     };

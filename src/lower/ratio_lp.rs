@@ -14,14 +14,16 @@
 //! and the interior point by rounding. The result is returned only if the checker's own
 //! [`check_ratio`] accepts it.
 
-use crate::lp::exact::{rationalize, solve_dense_with_hint};
-use num_traits::ToPrimitive;
 use crate::cert::format::{RatioJson, RatioPointEntryJson};
 use crate::check::ratio_cert::{check_ratio, multiplier_to_json, spec_to_json};
+use crate::lp::exact::{rationalize, solve_dense_with_hint};
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioVar};
 use crate::rational::{format_q, Q};
-use good_lp::{highs, variable, Expression, ProblemVariables, ResolutionError, Solution, SolverModel, Variable};
+use good_lp::{
+    highs, variable, Expression, ProblemVariables, ResolutionError, Solution, SolverModel, Variable,
+};
 use num_bigint::BigInt;
+use num_traits::ToPrimitive;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
 
@@ -59,7 +61,13 @@ impl Dense {
                 r
             })
             .collect();
-        Dense { ka: 2 * pos[&inst.orbit_a()], kb: 2 * pos[&inst.orbit_b()], orbits, keys, rows }
+        Dense {
+            ka: 2 * pos[&inst.orbit_a()],
+            kb: 2 * pos[&inst.orbit_b()],
+            orbits,
+            keys,
+            rows,
+        }
     }
 
     fn nvars(&self) -> usize {
@@ -92,12 +100,25 @@ fn lp_err(e: ResolutionError) -> String {
 /// Primal LP: `max k_b` s.t. `k_a = 1`, `A x >= 0`. `Ok(None)` when unbounded.
 fn solve_primal(d: &Dense) -> Result<Option<Vec<f64>>, String> {
     let mut vars = ProblemVariables::new();
-    let x: Vec<Variable> = (0..d.nvars()).map(|v| vars.add(if v % 2 == 0 { variable().min(0.0) } else { variable() })).collect();
+    let x: Vec<Variable> = (0..d.nvars())
+        .map(|v| {
+            vars.add(if v % 2 == 0 {
+                variable().min(0.0)
+            } else {
+                variable()
+            })
+        })
+        .collect();
     let mut p = vars.maximise(x[d.kb]).using(highs).set_threads(1);
     p.set_verbose(false);
     p = p.with(Expression::from(x[d.ka]).eq(1.0));
     for r in &d.rows {
-        let e: Expression = r.iter().enumerate().filter(|(_, &c)| c != 0).map(|(v, &c)| c as f64 * x[v]).sum();
+        let e: Expression = r
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != 0)
+            .map(|(v, &c)| c as f64 * x[v])
+            .sum();
         p = p.with(e.geq(0.0));
     }
     match p.solve() {
@@ -110,13 +131,26 @@ fn solve_primal(d: &Dense) -> Result<Option<Vec<f64>>, String> {
 /// Interior LP: `max delta` s.t. `k_a = 1`, `A x >= delta`, `delta <= 1`.
 fn solve_interior(d: &Dense) -> Result<Vec<f64>, String> {
     let mut vars = ProblemVariables::new();
-    let x: Vec<Variable> = (0..d.nvars()).map(|v| vars.add(if v % 2 == 0 { variable().min(0.0) } else { variable() })).collect();
+    let x: Vec<Variable> = (0..d.nvars())
+        .map(|v| {
+            vars.add(if v % 2 == 0 {
+                variable().min(0.0)
+            } else {
+                variable()
+            })
+        })
+        .collect();
     let delta = vars.add(variable().max(1.0));
     let mut p = vars.maximise(delta).using(highs).set_threads(1);
     p.set_verbose(false);
     p = p.with(Expression::from(x[d.ka]).eq(1.0));
     for r in &d.rows {
-        let e: Expression = r.iter().enumerate().filter(|(_, &c)| c != 0).map(|(v, &c)| c as f64 * x[v]).sum();
+        let e: Expression = r
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c != 0)
+            .map(|(v, &c)| c as f64 * x[v])
+            .sum();
         p = p.with((e - delta).geq(0.0));
     }
     let s = p.solve().map_err(lp_err)?;
@@ -126,12 +160,20 @@ fn solve_interior(d: &Dense) -> Result<Vec<f64>, String> {
 /// Dual LP; returns `y` (one entry per constraint).
 fn solve_dual(d: &Dense) -> Result<Vec<f64>, String> {
     let mut vars = ProblemVariables::new();
-    let y: Vec<Variable> = (0..d.rows.len()).map(|_| vars.add(variable().min(0.0))).collect();
+    let y: Vec<Variable> = (0..d.rows.len())
+        .map(|_| vars.add(variable().min(0.0)))
+        .collect();
     let rho = vars.add(variable());
     let mut p = vars.minimise(rho).using(highs).set_threads(1);
     p.set_verbose(false);
     for v in 0..d.nvars() {
-        let e: Expression = d.rows.iter().enumerate().filter(|(_, r)| r[v] != 0).map(|(c, r)| r[v] as f64 * y[c]).sum();
+        let e: Expression = d
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r[v] != 0)
+            .map(|(c, r)| r[v] as f64 * y[c])
+            .sum();
         p = p.with(if v % 2 == 1 {
             e.eq(0.0)
         } else if v == d.kb {
@@ -166,7 +208,9 @@ fn exact_dual(d: &Dense, yf: &[f64], tol: f64) -> Option<(Vec<(usize, Q)>, Q)> {
     }
     let support: Vec<usize> = (0..yf.len()).filter(|&c| yf[c] > tol * scale).collect();
     // Column values of the float combination decide which inequalities are tight.
-    let gf: Vec<f64> = (0..d.nvars()).map(|v| support.iter().map(|&c| d.rows[c][v] as f64 * yf[c]).sum()).collect();
+    let gf: Vec<f64> = (0..d.nvars())
+        .map(|v| support.iter().map(|&c| d.rows[c][v] as f64 * yf[c]).sum())
+        .collect();
     let mut e = Vec::new();
     let mut rhs = Vec::new();
     for (v, &gv) in gf.iter().enumerate() {
@@ -174,17 +218,38 @@ fn exact_dual(d: &Dense, yf: &[f64], tol: f64) -> Option<(Vec<(usize, Q)>, Q)> {
         if v == d.ka || (v % 2 == 0 && !tight) {
             continue;
         }
-        e.push(support.iter().map(|&c| Q::from_integer(BigInt::from(d.rows[c][v]))).collect());
+        e.push(
+            support
+                .iter()
+                .map(|&c| Q::from_integer(BigInt::from(d.rows[c][v])))
+                .collect(),
+        );
         rhs.push(if v == d.kb { -Q::one() } else { Q::zero() });
     }
-    let guess: Vec<Q> = support.iter().map(|&c| rationalize(yf[c], 1 << 20)).collect();
+    let guess: Vec<Q> = support
+        .iter()
+        .map(|&c| rationalize(yf[c], 1 << 20))
+        .collect();
     let u = solve_dense_with_hint(e, rhs, &guess)?;
     if u.iter().any(|x| x.is_negative()) {
         return None;
     }
-    let y: Vec<(usize, Q)> = support.iter().zip(u).filter(|(_, x)| !x.is_zero()).map(|(&c, x)| (c, x)).collect();
+    let y: Vec<(usize, Q)> = support
+        .iter()
+        .zip(u)
+        .filter(|(_, x)| !x.is_zero())
+        .map(|(&c, x)| (c, x))
+        .collect();
     let g = combo(d, &y);
-    let ok = (0..d.nvars()).all(|v| if v % 2 == 1 { g[v].is_zero() } else if v == d.ka { true } else { !g[v].is_positive() });
+    let ok = (0..d.nvars()).all(|v| {
+        if v % 2 == 1 {
+            g[v].is_zero()
+        } else if v == d.ka {
+            true
+        } else {
+            !g[v].is_positive()
+        }
+    });
     if !ok || !g[d.kb].is_negative() {
         return None;
     }
@@ -208,7 +273,11 @@ fn exact_witness(d: &Dense, xf: &[f64], rho: &Q, tol: f64) -> Option<Vec<Q>> {
     let n = d.nvars();
     let mut e: Vec<Vec<Q>> = Vec::new();
     let mut rhs = Vec::new();
-    let unit = |v: usize| (0..n).map(|i| if i == v { Q::one() } else { Q::zero() }).collect::<Vec<Q>>();
+    let unit = |v: usize| {
+        (0..n)
+            .map(|i| if i == v { Q::one() } else { Q::zero() })
+            .collect::<Vec<Q>>()
+    };
     e.push(unit(d.ka));
     rhs.push(Q::one());
     e.push(unit(d.kb));
@@ -222,13 +291,19 @@ fn exact_witness(d: &Dense, xf: &[f64], rho: &Q, tol: f64) -> Option<Vec<Q>> {
     for r in &d.rows {
         let val: f64 = r.iter().zip(xf).map(|(&a, &x)| a as f64 * x).sum();
         if val.abs() <= tol * scale {
-            e.push(r.iter().map(|&a| Q::from_integer(BigInt::from(a))).collect());
+            e.push(
+                r.iter()
+                    .map(|&a| Q::from_integer(BigInt::from(a)))
+                    .collect(),
+            );
             rhs.push(Q::zero());
         }
     }
     let guess: Vec<Q> = xf.iter().map(|&x| rationalize(x, 1 << 20)).collect();
     let x = solve_dense_with_hint(e, rhs, &guess)?;
-    if (0..n).step_by(2).any(|v| x[v].is_negative()) || (0..d.rows.len()).any(|c| eval(d, c, &x).is_negative()) {
+    if (0..n).step_by(2).any(|v| x[v].is_negative())
+        || (0..d.rows.len()).any(|c| eval(d, c, &x).is_negative())
+    {
         return None;
     }
     Some(x)
@@ -254,7 +329,11 @@ fn point_json(d: &Dense, x: &[Q]) -> Vec<RatioPointEntryJson> {
     d.orbits
         .iter()
         .enumerate()
-        .map(|(i, o)| RatioPointEntryJson { orbit: o.label(), k: format_q(&x[2 * i]), w: format_q(&x[2 * i + 1]) })
+        .map(|(i, o)| RatioPointEntryJson {
+            orbit: o.label(),
+            k: format_q(&x[2 * i]),
+            w: format_q(&x[2 * i + 1]),
+        })
         .collect()
 }
 
@@ -274,7 +353,10 @@ pub fn solve_ratio(inst: &RatioInstance, with_points: bool) -> RatioOutcome {
         Ok(y) => y,
         Err(e) => return RatioOutcome::Failed(e),
     };
-    let Some((y, rho)) = [1e-9, 1e-7, 1e-11, 1e-5].iter().find_map(|&t| exact_dual(&d, &yf, t)) else {
+    let Some((y, rho)) = [1e-9, 1e-7, 1e-11, 1e-5]
+        .iter()
+        .find_map(|&t| exact_dual(&d, &yf, t))
+    else {
         return RatioOutcome::Failed("could not make the dual exact".into());
     };
     let mut json = RatioJson {
@@ -282,20 +364,34 @@ pub fn solve_ratio(inst: &RatioInstance, with_points: bool) -> RatioOutcome {
         a: spec_to_json(inst.a, inst.query_weight),
         b: spec_to_json(inst.b, inst.query_weight),
         rho: format_q(&rho),
-        multipliers: y.iter().map(|(c, yc)| multiplier_to_json(&d.keys[*c], yc)).collect(),
+        multipliers: y
+            .iter()
+            .map(|(c, yc)| multiplier_to_json(&d.keys[*c], yc))
+            .collect(),
         witness: None,
         interior: None,
     };
     if with_points {
-        let w = [1e-9, 1e-7, 1e-11].iter().find_map(|&t| exact_witness(&d, &xf, &rho, t));
-        let i = solve_interior(&d).ok().and_then(|xi| exact_interior(&d, &xi));
+        let w = [1e-9, 1e-7, 1e-11]
+            .iter()
+            .find_map(|&t| exact_witness(&d, &xf, &rho, t));
+        let i = solve_interior(&d)
+            .ok()
+            .and_then(|xi| exact_interior(&d, &xi));
         if let (Some(w), Some(i)) = (w, i) {
             json.witness = Some(point_json(&d, &w));
             json.interior = Some(point_json(&d, &i));
         }
     }
     match check_ratio(inst.m, inst.length, &json) {
-        Ok(lemma) => RatioOutcome::Certified { rho: lemma.rho, tight: lemma.tight, json },
-        Err(e) => RatioOutcome::Failed(format!("exact check rejected the certificate: {e} (float rho {})", rho.to_f64().unwrap_or(f64::NAN))),
+        Ok(lemma) => RatioOutcome::Certified {
+            rho: lemma.rho,
+            tight: lemma.tight,
+            json,
+        },
+        Err(e) => RatioOutcome::Failed(format!(
+            "exact check rejected the certificate: {e} (float rho {})",
+            rho.to_f64().unwrap_or(f64::NAN)
+        )),
     }
 }

@@ -5,9 +5,9 @@
 use super::fooling::{best_bound, certificate, search, RatioTable};
 use super::ratio_lp::{solve_ratio, RatioOutcome};
 use super::theory::{gap_product, query_rho, theory_point};
+use crate::cert::CertificateFile;
 use crate::ratio::{RatioInstance, TokenSpec};
 use crate::rational::{format_q, Q};
-use crate::cert::CertificateFile;
 use crate::search::certify::{check_and_write, provenance};
 use std::io::Write;
 use std::path::Path;
@@ -27,7 +27,11 @@ fn spec_text(s: TokenSpec) -> String {
 pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, String> {
     let io = |e: std::io::Error| e.to_string();
     if wmin == 0 {
-        writeln!(out, "m,N,W,a_level,b,rho,tight,multipliers,closed_form_agrees").map_err(io)?;
+        writeln!(
+            out,
+            "m,N,W,a_level,b,rho,tight,multipliers,closed_form_agrees"
+        )
+        .map_err(io)?;
     }
     let mut mismatches = 0;
     for w in wmin..=wmax {
@@ -42,7 +46,13 @@ pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, S
             specs.push(TokenSpec::Query);
             for &a in &specs {
                 for &b in &specs {
-                    let inst = RatioInstance { m, length: 3, query_weight: w, a, b };
+                    let inst = RatioInstance {
+                        m,
+                        length: 3,
+                        query_weight: w,
+                        a,
+                        b,
+                    };
                     if inst.validate().is_err() {
                         continue;
                     }
@@ -51,15 +61,24 @@ pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, S
                         continue;
                     }
                     let expected: Option<Q> = match (a, b) {
-                        (TokenSpec::Level(i), TokenSpec::Level(j)) if j >= i + 2 => Some(Q::from_integer(1.into()) / gap_product(j - i)),
-                        (TokenSpec::Level(i), TokenSpec::Query) if w >= i + 2 => Some(query_rho(w - i)),
+                        (TokenSpec::Level(i), TokenSpec::Level(j)) if j >= i + 2 => {
+                            Some(Q::from_integer(1.into()) / gap_product(j - i))
+                        }
+                        (TokenSpec::Level(i), TokenSpec::Query) if w >= i + 2 => {
+                            Some(query_rho(w - i))
+                        }
                         _ => None,
                     };
                     let line = match solve_ratio(&inst, true) {
                         RatioOutcome::Certified { rho, tight, json } => {
                             let agrees = expected.as_ref() == Some(&rho);
                             mismatches += usize::from(!agrees);
-                            format!("{m},3,{w},{la},{},{},{tight},{},{agrees}", spec_text(b), format_q(&rho), json.multipliers.len())
+                            format!(
+                                "{m},3,{w},{la},{},{},{tight},{},{agrees}",
+                                spec_text(b),
+                                format_q(&rho),
+                                json.multipliers.len()
+                            )
                         }
                         RatioOutcome::Unbounded => {
                             let agrees = expected.is_none();
@@ -76,7 +95,10 @@ pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, S
                 }
             }
         }
-        eprintln!("W = {w} done in {:.1}s, {mismatches} disagreement(s) so far", t.elapsed().as_secs_f64());
+        eprintln!(
+            "W = {w} done in {:.1}s, {mismatches} disagreement(s) so far",
+            t.elapsed().as_secs_f64()
+        );
     }
     Ok(mismatches)
 }
@@ -88,9 +110,17 @@ pub fn fooling_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
         let t = Instant::now();
         let mut table = RatioTable::new(m, 3, true);
         let res = search(m, &mut table)?;
-        eprintln!("m = {m}: fooling set certifies r* >= {} (family {}, {:.1}s)", res.bound, res.family, t.elapsed().as_secs_f64());
+        eprintln!(
+            "m = {m}: fooling set certifies r* >= {} (family {}, {:.1}s)",
+            res.bound,
+            res.family,
+            t.elapsed().as_secs_f64()
+        );
         if res.bound >= 2 {
-            let prov = provenance("fooling-set: exhaustive clique search (src/lower/fooling.rs)", &format!("nkrank lower fooling --m {m}"));
+            let prov = provenance(
+                "fooling-set: exhaustive clique search (src/lower/fooling.rs)",
+                &format!("nkrank lower fooling --m {m}"),
+            );
             let cert = certificate(m, 3, res.bound, &res.pairs, &mut table, Some(prov))?;
             let (path, _) = check_and_write(&cert, out_dir)?;
             eprintln!("  -> {}", path.display());
@@ -151,40 +181,74 @@ pub const MAX_M_EXHAUSTIVE: u32 = 6;
 /// found is written at once (after the exact check) and replaces the file of the weaker one, so
 /// the folder keeps the best tree per `m`; a valid file already there for `(m, k)` is reused,
 /// so an interrupted run resumes where it stopped.
-pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Path) -> Result<(), String> {
-    use super::case_tree::{all_set_candidates, block_candidates, pair_graph_candidates, pairs_tree, prove, prove_orders};
+pub fn cases_range(
+    ms: (u32, u32),
+    max_k: usize,
+    exhaustive: bool,
+    out_dir: &Path,
+) -> Result<(), String> {
+    use super::case_tree::{
+        all_set_candidates, block_candidates, pair_graph_candidates, pairs_tree, prove,
+        prove_orders,
+    };
     use crate::relation::RowSet;
     if exhaustive && ms.1 > MAX_M_EXHAUSTIVE {
-        return Err(format!("--exhaustive is limited to m <= {MAX_M_EXHAUSTIVE}"));
+        return Err(format!(
+            "--exhaustive is limited to m <= {MAX_M_EXHAUSTIVE}"
+        ));
     }
-    let file = |m: u32, k: usize, gz: bool| out_dir.join("len3").join(format!("m{m:02}-lower-r{k}-case-tree.json{}", if gz { ".gz" } else { "" }));
+    let file = |m: u32, k: usize, gz: bool| {
+        out_dir.join("len3").join(format!(
+            "m{m:02}-lower-r{k}-case-tree.json{}",
+            if gz { ".gz" } else { "" }
+        ))
+    };
     for m in ms.0..=ms.1 {
         let mut best = 2;
         for k in 3..=max_k.min(crate::relation::MAX_ROWS) {
             let reusable = [false, true].iter().any(|&gz| {
                 crate::cert::io::read_certificate(&file(m, k, gz))
                     .ok()
-                    .is_some_and(|c| c.kind == crate::cert::format::KIND_CASE_TREE && crate::check::check(&c, crate::check::CheckOptions::default()).is_ok())
+                    .is_some_and(|c| {
+                        c.kind == crate::cert::format::KIND_CASE_TREE
+                            && crate::check::check(&c, crate::check::CheckOptions::default())
+                                .is_ok()
+                    })
             });
             if reusable {
-                eprintln!("m = {m}, k = {k}: reusing the valid certificate in {}", out_dir.display());
+                eprintln!(
+                    "m = {m}, k = {k}: reusing the valid certificate in {}",
+                    out_dir.display()
+                );
                 best = k;
                 continue;
             }
             // k disjoint pairs refute rank k - 1 by a proof written down without LPs. Otherwise:
             // split trees of k queries from the LPs; rank 2 also by an order tree of 4 or 5
             // queries of weight 2 (enumerated for m <= MAX_M_ORDER_SEARCH only).
-            let explicit = if 2 * k as u32 <= m { Some(pairs_tree(m, k)?) } else { None };
+            let explicit = if 2 * k as u32 <= m {
+                Some(pairs_tree(m, k)?)
+            } else {
+                None
+            };
             let by_hand = explicit.is_some();
             let mut tries: Vec<(Vec<u64>, bool)> = Vec::new();
             if by_hand {
                 eprintln!("m = {m}, k = {k}: {k} disjoint pairs, explicit split tree");
             } else {
-                let sets = if exhaustive { all_set_candidates(m, k) } else { block_candidates(m, k) };
+                let sets = if exhaustive {
+                    all_set_candidates(m, k)
+                } else {
+                    block_candidates(m, k)
+                };
                 tries.extend(sets.into_iter().map(|r| (r, false)));
                 if k == 3 && m <= MAX_M_ORDER_SEARCH {
                     for size in [4, 5] {
-                        tries.extend(pair_graph_candidates(m, size).into_iter().map(|r| (r, true)));
+                        tries.extend(
+                            pair_graph_candidates(m, size)
+                                .into_iter()
+                                .map(|r| (r, true)),
+                        );
                     }
                 }
             }
@@ -198,13 +262,24 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                     eprintln!("m = {m}, k = {k}: skipping {} queries with {orbits} orbits (too large an LP)", rows.len());
                     continue;
                 }
-                let res = if by_order { prove_orders(set)? } else { prove(set)? };
-                let label: Vec<String> = rows.iter().map(|q| format!("{q:0width$b}", width = m as usize)).collect();
+                let res = if by_order {
+                    prove_orders(set)?
+                } else {
+                    prove(set)?
+                };
+                let label: Vec<String> = rows
+                    .iter()
+                    .map(|q| format!("{q:0width$b}", width = m as usize))
+                    .collect();
                 eprintln!(
                     "m = {m}, k = {k}: {} of queries {} ({orbits} orbits): {} ({:.1}s)",
                     if by_order { "orders" } else { "splits" },
                     label.join(" "),
-                    if res.is_some() { "every case closed" } else { "a case is open" },
+                    if res.is_some() {
+                        "every case closed"
+                    } else {
+                        "a case is open"
+                    },
                     t.elapsed().as_secs_f64()
                 );
                 if res.is_some() {
@@ -223,7 +298,11 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
             } else {
                 format!("case-tree: rank {} refuted by every split of {k} queries (src/lower/case_tree.rs)", k - 1)
             };
-            let flag = if exhaustive && !by_hand { " --exhaustive" } else { "" };
+            let flag = if exhaustive && !by_hand {
+                " --exhaustive"
+            } else {
+                ""
+            };
             let prov = provenance(&method, &format!("nkrank lower cases --m {m}{flag}"));
             let cert = CertificateFile {
                 format: crate::cert::FORMAT_NAME.into(),
@@ -231,7 +310,10 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                 kind: crate::cert::format::KIND_CASE_TREE.into(),
                 m,
                 length: 3,
-                claim: crate::cert::Claim { bound: "lower".into(), rank: k as u64 },
+                claim: crate::cert::Claim {
+                    bound: "lower".into(),
+                    rank: k as u64,
+                },
                 provenance: Some(prov),
                 model: None,
                 multipliers: None,
@@ -240,16 +322,27 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                 case_tree: Some(tree),
             };
             let (path, _) = check_and_write(&cert, out_dir)?;
-            eprintln!("m = {m}: case tree certifies r* >= {k} -> {}", path.display());
+            eprintln!(
+                "m = {m}: case tree certifies r* >= {k} -> {}",
+                path.display()
+            );
             for gz in [false, true] {
                 let weaker = file(m, k - 1, gz);
                 if k > 3 && weaker.exists() {
-                    std::fs::remove_file(&weaker).map_err(|e| format!("cannot remove {}: {e}", weaker.display()))?;
+                    std::fs::remove_file(&weaker)
+                        .map_err(|e| format!("cannot remove {}: {e}", weaker.display()))?;
                 }
             }
             best = k;
         }
-        eprintln!("m = {m}: best case-tree bound r* >= {best}{}", if best == 2 { " (nothing beyond rank 1)" } else { "" });
+        eprintln!(
+            "m = {m}: best case-tree bound r* >= {best}{}",
+            if best == 2 {
+                " (nothing beyond rank 1)"
+            } else {
+                ""
+            }
+        );
     }
     Ok(())
 }

@@ -27,7 +27,10 @@ pub fn gap_product(g: u32) -> BigInt {
 
 /// Conjectured `rho(a at level W - G, b = q)`: `2 / (3 f(G) - 1)`.
 pub fn query_rho(g: u32) -> Q {
-    Q::new(BigInt::from(2), BigInt::from(3) * gap_product(g) - BigInt::one())
+    Q::new(
+        BigInt::from(2),
+        BigInt::from(3) * gap_product(g) - BigInt::one(),
+    )
 }
 
 #[cfg(test)]
@@ -36,7 +39,9 @@ mod tests {
 
     #[test]
     fn small_values() {
-        let f: Vec<u64> = (2..=12).map(|g| gap_product(g).try_into().unwrap()).collect();
+        let f: Vec<u64> = (2..=12)
+            .map(|g| gap_product(g).try_into().unwrap())
+            .collect();
         assert_eq!(f, vec![1, 2, 3, 4, 5, 6, 9, 12, 16, 20, 27]);
         assert_eq!(gap_product(32), BigInt::from(6912));
     }
@@ -49,7 +54,11 @@ pub struct XorShift(u64);
 impl XorShift {
     /// Seeded generator (a zero seed is replaced by a constant).
     pub fn new(seed: u64) -> Self {
-        XorShift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        XorShift(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// Next 64 random bits.
@@ -128,7 +137,13 @@ pub fn theory_point(m: u32, max_pairs: usize, tries: usize) -> Option<TheoryPoin
                 found_any = true;
             }
             if best.as_ref().is_none_or(|b| bound > b.bound) {
-                best = Some(TheoryPoint { m, w, g, code, bound });
+                best = Some(TheoryPoint {
+                    m,
+                    w,
+                    g,
+                    code,
+                    bound,
+                });
             }
         }
         // No two words at distance g for any weight: larger g is hopeless.

@@ -4,14 +4,22 @@
 
 use crate::task::types::multisets;
 use crate::task::{num_tokens, overlap, Token};
-use good_lp::{highs, variable, Expression, ProblemVariables, ResolutionError, Solution, SolverModel, Variable};
+use good_lp::{
+    highs, variable, Expression, ProblemVariables, ResolutionError, Solution, SolverModel, Variable,
+};
 
 /// Largest `m` accepted (the LP has `2^(m (N - 1))`-ish constraints).
 pub const MAX_M_UNREDUCED: u32 = 6;
 
 /// `sup k_b / k_a` over the closed row system of query `q`, in floating point: `Ok(None)` when
 /// unbounded.
-pub fn unreduced_ratio(m: u32, length: usize, q: Token, a: Token, b: Token) -> Result<Option<f64>, String> {
+pub fn unreduced_ratio(
+    m: u32,
+    length: usize,
+    q: Token,
+    a: Token,
+    b: Token,
+) -> Result<Option<f64>, String> {
     if m > MAX_M_UNREDUCED || length < 2 {
         return Err("instance too large for the unreduced LP".into());
     }
@@ -27,8 +35,14 @@ pub fn unreduced_ratio(m: u32, length: usize, q: Token, a: Token, b: Token) -> R
         seq.extend(others.iter().map(|&i| i as Token));
         // Target of the query's position: the least overlap with any token of the sequence.
         let t = seq.iter().map(|&z| overlap(q, z)).min().unwrap() as f64;
-        let low: Expression = seq.iter().map(|&z| w[z as usize] - (t - 0.5) * k[z as usize]).sum();
-        let high: Expression = seq.iter().map(|&z| (t + 0.5) * k[z as usize] - w[z as usize]).sum();
+        let low: Expression = seq
+            .iter()
+            .map(|&z| w[z as usize] - (t - 0.5) * k[z as usize])
+            .sum();
+        let high: Expression = seq
+            .iter()
+            .map(|&z| (t + 0.5) * k[z as usize] - w[z as usize])
+            .sum();
         p = p.with(low.geq(0.0)).with(high.geq(0.0));
     }
     match p.solve() {
@@ -43,14 +57,25 @@ pub fn unreduced_ratio(m: u32, length: usize, q: Token, a: Token, b: Token) -> R
 /// `w_i(z)` for every token, the row's constraints for every multiset of `N - 1` tokens straight
 /// from THEORY.md L3, each relation `sum_{i in pos} x_i(z) = sum_{i in neg} x_i(z)` for every
 /// token, `sum x = 1`; maximizes the common margin `delta <= 1` of the strict constraints.
-pub fn unreduced_case_margin(m: u32, length: usize, rows: &[Token], relations: &[(Vec<usize>, Vec<usize>)]) -> Result<f64, String> {
+pub fn unreduced_case_margin(
+    m: u32,
+    length: usize,
+    rows: &[Token],
+    relations: &[(Vec<usize>, Vec<usize>)],
+) -> Result<f64, String> {
     if m > MAX_M_UNREDUCED || length < 2 {
         return Err("instance too large for the unreduced LP".into());
     }
     let n = num_tokens(m);
     let mut vars = ProblemVariables::new();
-    let x: Vec<Vec<Variable>> = rows.iter().map(|_| (0..n).map(|_| vars.add(variable().min(0.0))).collect()).collect();
-    let w: Vec<Vec<Variable>> = rows.iter().map(|_| (0..n).map(|_| vars.add(variable())).collect()).collect();
+    let x: Vec<Vec<Variable>> = rows
+        .iter()
+        .map(|_| (0..n).map(|_| vars.add(variable().min(0.0))).collect())
+        .collect();
+    let w: Vec<Vec<Variable>> = rows
+        .iter()
+        .map(|_| (0..n).map(|_| vars.add(variable())).collect())
+        .collect();
     let delta = vars.add(variable().max(1.0));
     let mut p = vars.maximise(delta).using(highs).set_threads(1);
     p.set_verbose(false);
@@ -59,14 +84,24 @@ pub fn unreduced_case_margin(m: u32, length: usize, rows: &[Token], relations: &
             let mut seq: Vec<Token> = vec![q];
             seq.extend(others.iter().map(|&j| j as Token));
             let t = seq.iter().map(|&z| overlap(q, z)).min().unwrap() as f64;
-            let low: Expression = seq.iter().map(|&z| w[i][z as usize] - (t - 0.5) * x[i][z as usize]).sum();
-            let high: Expression = seq.iter().map(|&z| (t + 0.5) * x[i][z as usize] - w[i][z as usize]).sum();
+            let low: Expression = seq
+                .iter()
+                .map(|&z| w[i][z as usize] - (t - 0.5) * x[i][z as usize])
+                .sum();
+            let high: Expression = seq
+                .iter()
+                .map(|&z| (t + 0.5) * x[i][z as usize] - w[i][z as usize])
+                .sum();
             p = p.with((low - delta).geq(0.0)).with((high - delta).geq(0.0));
         }
     }
     for (pos, neg) in relations {
         for z in 0..n {
-            let e: Expression = pos.iter().map(|&i| 1.0 * x[i][z]).chain(neg.iter().map(|&i| -1.0 * x[i][z])).sum();
+            let e: Expression = pos
+                .iter()
+                .map(|&i| 1.0 * x[i][z])
+                .chain(neg.iter().map(|&i| -1.0 * x[i][z]))
+                .sum();
             p = p.with(e.eq(0.0));
         }
     }

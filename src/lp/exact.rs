@@ -14,7 +14,8 @@ pub fn rationalize(x: f64, max_den: u64) -> Q {
     let negative = x < 0.0;
     let mut r = x.abs();
     // Convergents p/q of the continued fraction of r.
-    let (mut p0, mut q0, mut p1, mut q1) = (BigInt::zero(), BigInt::one(), BigInt::one(), BigInt::zero());
+    let (mut p0, mut q0, mut p1, mut q1) =
+        (BigInt::zero(), BigInt::one(), BigInt::one(), BigInt::zero());
     let max = BigInt::from(max_den);
     for _ in 0..64 {
         let a = r.floor();
@@ -37,13 +38,22 @@ pub fn rationalize(x: f64, max_den: u64) -> Q {
         return Q::zero();
     }
     let v = Q::new(p1, q1);
-    if negative { -v } else { v }
+    if negative {
+        -v
+    } else {
+        v
+    }
 }
 
 /// Solves `A x = b` exactly, where `A` has `rows.len()` rows given sparsely over `ncols`
 /// columns. Among the solutions it picks the one whose free (non-pivot) variables equal
 /// `hint`; returns `None` when the system is inconsistent.
-pub fn solve_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, hint: &[Q]) -> Option<Vec<Q>> {
+pub fn solve_with_hint(
+    rows: &[Vec<(usize, Q)>],
+    b: &[Q],
+    ncols: usize,
+    hint: &[Q],
+) -> Option<Vec<Q>> {
     // Dense Gauss-Jordan elimination on [A | b]; the systems here have a few hundred rows.
     let mut a: Vec<Vec<Q>> = rows
         .iter()
@@ -60,7 +70,9 @@ pub fn solve_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, hint: &[
     let mut pivots: Vec<(usize, usize)> = Vec::new();
     let mut row = 0;
     for col in 0..ncols {
-        let Some(p) = (row..a.len()).find(|&i| !a[i][col].is_zero()) else { continue };
+        let Some(p) = (row..a.len()).find(|&i| !a[i][col].is_zero()) else {
+            continue;
+        };
         a.swap(row, p);
         let inv = Q::one() / &a[row][col];
         for x in a[row].iter_mut() {
@@ -109,8 +121,15 @@ pub fn solve_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, hint: &[
 
 /// [`solve_with_hint`] for a dense matrix given by rows.
 pub fn solve_dense_with_hint(rows: Vec<Vec<Q>>, b: Vec<Q>, hint: &[Q]) -> Option<Vec<Q>> {
-    let sparse: Vec<Vec<(usize, Q)>> =
-        rows.into_iter().map(|r| r.into_iter().enumerate().filter(|(_, x)| !x.is_zero()).collect()).collect();
+    let sparse: Vec<Vec<(usize, Q)>> = rows
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .enumerate()
+                .filter(|(_, x)| !x.is_zero())
+                .collect()
+        })
+        .collect();
     solve_with_hint(&sparse, &b, hint.len(), hint)
 }
 
@@ -118,7 +137,12 @@ pub fn solve_dense_with_hint(rows: Vec<Vec<Q>>, b: Vec<Q>, hint: &[Q]) -> Option
 /// (a case-tree leaf has thousands of unknowns and a handful of entries per equation). The
 /// pivot is always taken in a shortest remaining row, on its least used column, which keeps
 /// fill-in small; free variables take the hint. `None` when the system is inconsistent.
-pub fn solve_sparse_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, hint: &[Q]) -> Option<Vec<Q>> {
+pub fn solve_sparse_with_hint(
+    rows: &[Vec<(usize, Q)>],
+    b: &[Q],
+    ncols: usize,
+    hint: &[Q],
+) -> Option<Vec<Q>> {
     use std::collections::{BTreeMap, BTreeSet};
     let mut eq: Vec<(BTreeMap<usize, Q>, Q)> = rows
         .iter()
@@ -148,14 +172,22 @@ pub fn solve_sparse_with_hint(rows: &[Vec<(usize, Q)>], b: &[Q], ncols: usize, h
             }
             continue;
         }
-        let col = *eq[row].0.keys().min_by_key(|&&j| (uses[j].len(), j)).expect("nonempty row");
+        let col = *eq[row]
+            .0
+            .keys()
+            .min_by_key(|&&j| (uses[j].len(), j))
+            .expect("nonempty row");
         let inv = Q::one() / &eq[row].0[&col];
         for x in eq[row].0.values_mut() {
             *x *= &inv;
         }
         eq[row].1 *= &inv;
         let (pivot, prhs) = eq[row].clone();
-        let targets: Vec<usize> = uses[col].iter().copied().filter(|i| active.contains(i)).collect();
+        let targets: Vec<usize> = uses[col]
+            .iter()
+            .copied()
+            .filter(|i| active.contains(i))
+            .collect();
         for t in targets {
             let f = eq[t].0[&col].clone();
             for (&j, pv) in &pivot {
@@ -209,7 +241,8 @@ mod tests {
     fn solves_with_free_variables() {
         // x0 + x1 = 1, x2 = 2; x1 free, hinted 1/4.
         let rows = vec![vec![(0, q(1, 1)), (1, q(1, 1))], vec![(2, q(1, 1))]];
-        let x = solve_with_hint(&rows, &[q(1, 1), q(2, 1)], 3, &[q(0, 1), q(1, 4), q(0, 1)]).unwrap();
+        let x =
+            solve_with_hint(&rows, &[q(1, 1), q(2, 1)], 3, &[q(0, 1), q(1, 4), q(0, 1)]).unwrap();
         assert_eq!(x, vec![q(3, 4), q(1, 4), q(2, 1)]);
         // Inconsistent: x0 = 1 and x0 = 2.
         let rows = vec![vec![(0, q(1, 1))], vec![(0, q(1, 1))]];
@@ -219,7 +252,11 @@ mod tests {
     #[test]
     fn sparse_solves_and_detects_inconsistency() {
         // x0 + x1 = 1, x2 = 2, x1 - x3 = 0; x3 free, hinted 1/4.
-        let rows = vec![vec![(0, q(1, 1)), (1, q(1, 1))], vec![(2, q(1, 1))], vec![(1, q(1, 1)), (3, q(-1, 1))]];
+        let rows = vec![
+            vec![(0, q(1, 1)), (1, q(1, 1))],
+            vec![(2, q(1, 1))],
+            vec![(1, q(1, 1)), (3, q(-1, 1))],
+        ];
         let b = [q(1, 1), q(2, 1), q(0, 1)];
         let hint = [q(0, 1), q(0, 1), q(0, 1), q(1, 4)];
         let x = solve_sparse_with_hint(&rows, &b, 4, &hint).unwrap();

@@ -4,7 +4,10 @@
 
 use crate::rank1::{all_constraints, num_vars, var_index, ConstraintKey, Var};
 use crate::task::{num_tokens, overlap, weight};
-use good_lp::{highs, variable, Expression, ProblemVariables, Solution, SolutionWithDual, SolverModel, DualValues};
+use good_lp::{
+    highs, variable, DualValues, Expression, ProblemVariables, Solution, SolutionWithDual,
+    SolverModel,
+};
 
 /// A floating-point answer of the reduced rank-1 LP. Untrusted.
 #[derive(Clone, Debug)]
@@ -28,7 +31,13 @@ pub fn solve_reduced(m: u32, length: usize) -> Result<Rank1Float, String> {
     let keys = all_constraints(m, length);
     let mut vars = ProblemVariables::new();
     let x: Vec<_> = (0..num_vars(m))
-        .map(|i| if i <= m as usize { vars.add(variable().min(0.0)) } else { vars.add(variable()) })
+        .map(|i| {
+            if i <= m as usize {
+                vars.add(variable().min(0.0))
+            } else {
+                vars.add(variable())
+            }
+        })
         .collect();
     let delta = vars.add(variable().max(1.0));
     let mut lp = quiet(vars.maximise(delta).using(highs));
@@ -42,12 +51,19 @@ pub fn solve_reduced(m: u32, length: usize) -> Result<Rank1Float, String> {
     }
     let norm: Expression = (0..=m).map(|j| x[var_index(m, Var::Kernel(j))]).sum();
     lp.add_constraint(norm.eq(1.0));
-    let mut sol = lp.solve().map_err(|e| format!("HiGHS failed on the rank-1 LP: {e}"))?;
+    let mut sol = lp
+        .solve()
+        .map_err(|e| format!("HiGHS failed on the rank-1 LP: {e}"))?;
     let margin = sol.value(delta);
     let xs = x.iter().map(|&v| sol.value(v)).collect();
     let dual = sol.compute_dual();
     let duals = refs.into_iter().map(|r| dual.dual(r).abs()).collect();
-    Ok(Rank1Float { margin, x: xs, keys, duals })
+    Ok(Rank1Float {
+        margin,
+        x: xs,
+        keys,
+        duals,
+    })
 }
 
 /// Optimal margin of the rank-1 LP without symmetry reduction: one kernel value per token, one
@@ -57,7 +73,9 @@ pub fn solve_full_margin(m: u32, length: usize) -> Result<f64, String> {
     let n = num_tokens(m);
     let mut vars = ProblemVariables::new();
     let v: Vec<_> = (0..n).map(|_| vars.add(variable().min(0.0))).collect();
-    let w: Vec<Vec<_>> = (0..n).map(|_| (0..n).map(|_| vars.add(variable())).collect()).collect();
+    let w: Vec<Vec<_>> = (0..n)
+        .map(|_| (0..n).map(|_| vars.add(variable())).collect())
+        .collect();
     let delta = vars.add(variable().max(1.0));
     let mut mins = Vec::new();
     for _ in 0..n * (m as usize + 1) * 2 {
@@ -71,7 +89,11 @@ pub fn solve_full_margin(m: u32, length: usize) -> Result<f64, String> {
             for (side, sign) in [(0usize, 1.0), (1, -1.0)] {
                 // Doubled terms: low 2w - (2tau - 1)v, high (2tau + 1)v - 2w.
                 let term = |z: usize| -> Expression {
-                    let kc = if side == 0 { -(2.0 * tau as f64 - 1.0) } else { 2.0 * tau as f64 + 1.0 };
+                    let kc = if side == 0 {
+                        -(2.0 * tau as f64 - 1.0)
+                    } else {
+                        2.0 * tau as f64 + 1.0
+                    };
                     kc * v[z] + (2.0 * sign) * w[q][z]
                 };
                 if length == 1 {
@@ -82,7 +104,9 @@ pub fn solve_full_margin(m: u32, length: usize) -> Result<f64, String> {
                 for z in 0..n {
                     let s = overlap(q as u32, z as u32);
                     if s == tau {
-                        lp.add_constraint((term(q) + term(z) + (length as f64 - 2.0) * mu - delta).geq(0.0));
+                        lp.add_constraint(
+                            (term(q) + term(z) + (length as f64 - 2.0) * mu - delta).geq(0.0),
+                        );
                     }
                     if s >= tau && length > 2 {
                         lp.add_constraint((term(z) - mu).geq(0.0));
@@ -93,6 +117,8 @@ pub fn solve_full_margin(m: u32, length: usize) -> Result<f64, String> {
     }
     let norm: Expression = v.iter().copied().sum();
     lp.add_constraint(norm.eq(1.0));
-    let sol = lp.solve().map_err(|e| format!("HiGHS failed on the full rank-1 LP: {e}"))?;
+    let sol = lp
+        .solve()
+        .map_err(|e| format!("HiGHS failed on the full rank-1 LP: {e}"))?;
     Ok(sol.value(delta))
 }

@@ -53,7 +53,11 @@ pub fn add_row_constraints(
     delta: Variable,
     scale: f64,
 ) {
-    let taus: Vec<u32> = if length == 1 { vec![weight] } else { (0..=weight).collect() };
+    let taus: Vec<u32> = if length == 1 {
+        vec![weight]
+    } else {
+        (0..=weight).collect()
+    };
     for tau in taus {
         for side in [Side::Low, Side::High] {
             let own_term = term(&classes[own], tau, side);
@@ -100,9 +104,14 @@ pub fn solve_max_until(
     deadline: Option<std::time::Instant>,
 ) -> Option<good_lp::solvers::highs::HighsSolution> {
     use good_lp::{Solution, SolutionStatus, SolverModel};
-    let mut model = vars.maximise(objective).using(good_lp::solvers::highs::highs).set_threads(1);
+    let mut model = vars
+        .maximise(objective)
+        .using(good_lp::solvers::highs::highs)
+        .set_threads(1);
     if let Some(d) = deadline {
-        let left = d.saturating_duration_since(std::time::Instant::now()).as_secs_f64();
+        let left = d
+            .saturating_duration_since(std::time::Instant::now())
+            .as_secs_f64();
         if left <= 0.0 {
             return None;
         }

@@ -28,7 +28,11 @@ pub fn full_rank_model(m: u32, length: u32) -> Result<Model, String> {
         }
     }
     let gamma = (0..=m)
-        .map(|w| (0..=w).map(|i| vec![Q::from_integer(BigInt::from(i)); (m - w + 1) as usize]).collect())
+        .map(|w| {
+            (0..=w)
+                .map(|i| vec![Q::from_integer(BigInt::from(i)); (m - w + 1) as usize])
+                .collect()
+        })
         .collect();
     Model::new(m, u, v, Values::Types(gamma))
 }

@@ -25,8 +25,12 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
             Some(i) => {
                 let r = valid[i];
                 let p = r.outcome.as_ref().ok();
-                let method = p.and_then(|p| p.method.clone()).unwrap_or_else(|| "-".into());
-                let command = p.and_then(|p| p.command.clone()).unwrap_or_else(|| "-".into());
+                let method = p
+                    .and_then(|p| p.method.clone())
+                    .unwrap_or_else(|| "-".into());
+                let command = p
+                    .and_then(|p| p.command.clone())
+                    .unwrap_or_else(|| "-".into());
                 (r.file.display().to_string(), method, command)
             }
         }
@@ -47,25 +51,49 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
     for row in rows {
         let (lf, lm, lc) = describe(row.lower_source);
         let (uf, um, uc) = describe(row.upper_source);
-        let up = row.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
-        let th = row.theory.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
+        let up = row
+            .upper
+            .map(|u| u.to_string())
+            .unwrap_or_else(|| "-".into());
+        let th = row
+            .theory
+            .map(|u| u.to_string())
+            .unwrap_or_else(|| "-".into());
         match format {
             TableFormat::Markdown => {
                 let (lm, um) = (lm.replace('|', "\\|"), um.replace('|', "\\|"));
                 out += &format!("| {} | {} | {} | {} | {th} | `{lf}` ({lm}) | `{lc}` | `{uf}` ({um}) | `{uc}` |\n", row.length, row.m, row.lower, up)
             }
             TableFormat::Latex => {
-                let esc = |s: &str| s.replace('_', "\\_").replace('^', "\\^{}").replace('&', "\\&");
+                let esc = |s: &str| {
+                    s.replace('_', "\\_")
+                        .replace('^', "\\^{}")
+                        .replace('&', "\\&")
+                };
                 out += &format!(
                     "{} & {} & {} & {} & {th} & \\texttt{{{}}} & \\texttt{{{}}} \\\\\n",
-                    row.length, row.m, row.lower, up, esc(&lf), esc(&uf)
+                    row.length,
+                    row.m,
+                    row.lower,
+                    up,
+                    esc(&lf),
+                    esc(&uf)
                 )
             }
             TableFormat::Csv => {
                 let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
                 out += &format!(
                     "{},{},{},{},{th},{},{},{},{},{},{}\n",
-                    row.length, row.m, row.lower, up, quote(&lf), quote(&lm), quote(&lc), quote(&uf), quote(&um), quote(&uc)
+                    row.length,
+                    row.m,
+                    row.lower,
+                    up,
+                    quote(&lf),
+                    quote(&lm),
+                    quote(&lc),
+                    quote(&uf),
+                    quote(&um),
+                    quote(&uc)
                 )
             }
         }

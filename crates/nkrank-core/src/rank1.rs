@@ -24,7 +24,10 @@ pub enum Var {
 
 /// Number of variables for `m` bits: `m + 1` kernel values plus one value per (weight, type).
 pub fn num_vars(m: u32) -> usize {
-    (m as usize + 1) + (0..=m).map(|w| ((w + 1) * (m - w + 1)) as usize).sum::<usize>()
+    (m as usize + 1)
+        + (0..=m)
+            .map(|w| ((w + 1) * (m - w + 1)) as usize)
+            .sum::<usize>()
 }
 
 /// Position of a variable in `0..num_vars(m)`: kernel values first, then values by weight and
@@ -33,7 +36,9 @@ pub fn var_index(m: u32, var: Var) -> usize {
     match var {
         Var::Kernel(j) => j as usize,
         Var::Value { query_weight, t } => {
-            let before: usize = (0..query_weight).map(|w| ((w + 1) * (m - w + 1)) as usize).sum();
+            let before: usize = (0..query_weight)
+                .map(|w| ((w + 1) * (m - w + 1)) as usize)
+                .sum();
             (m as usize + 1) + before + type_index(m, query_weight, t)
         }
     }
@@ -72,7 +77,10 @@ impl ConstraintKey {
     /// Checks that the key names a constraint of the system for `(m, length)`.
     pub fn validate(&self, m: u32, length: usize) -> Result<(), String> {
         if self.query_weight > m {
-            return Err(format!("query weight {} exceeds m = {m}", self.query_weight));
+            return Err(format!(
+                "query weight {} exceeds m = {m}",
+                self.query_weight
+            ));
         }
         if self.others.len() + 1 != length {
             return Err(format!(
@@ -83,7 +91,10 @@ impl ConstraintKey {
         }
         for &t in &self.others {
             if !is_type(m, self.query_weight, t) {
-                return Err(format!("({}, {}) is not a token type for a query of weight {} with m = {m}", t.0, t.1, self.query_weight));
+                return Err(format!(
+                    "({}, {}) is not a token type for a query of weight {} with m = {m}",
+                    t.0, t.1, self.query_weight
+                ));
             }
         }
         if self.others.windows(2).any(|p| p[0] > p[1]) {
@@ -94,7 +105,12 @@ impl ConstraintKey {
 
     /// The target `t`: the least level among the sequence's tokens (the query's own is `W`).
     pub fn target(&self) -> u32 {
-        self.others.iter().map(|t| t.0).min().unwrap_or(self.query_weight).min(self.query_weight)
+        self.others
+            .iter()
+            .map(|t| t.0)
+            .min()
+            .unwrap_or(self.query_weight)
+            .min(self.query_weight)
     }
 
     /// Integer coefficients of the constraint `sum coef * var > 0`, scaled by 2 so that they are
@@ -113,7 +129,13 @@ impl ConstraintKey {
             .flat_map(|ty| {
                 [
                     (Var::Kernel(ty.0 + ty.1), kv),
-                    (Var::Value { query_weight: self.query_weight, t: ty }, wv),
+                    (
+                        Var::Value {
+                            query_weight: self.query_weight,
+                            t: ty,
+                        },
+                        wv,
+                    ),
                 ]
             })
             .collect()
@@ -127,7 +149,11 @@ pub fn all_constraints(m: u32, length: usize) -> Vec<ConstraintKey> {
         let types = types_of_row(m, w);
         for side in [SideKey::Low, SideKey::High] {
             for ms in multisets(types.len(), length.saturating_sub(1)) {
-                out.push(ConstraintKey { query_weight: w, side, others: ms.iter().map(|&i| types[i]).collect() });
+                out.push(ConstraintKey {
+                    query_weight: w,
+                    side,
+                    others: ms.iter().map(|&i| types[i]).collect(),
+                });
             }
         }
     }
@@ -157,13 +183,25 @@ mod tests {
 
     #[test]
     fn keys_validate() {
-        let k = ConstraintKey { query_weight: 2, side: SideKey::Low, others: vec![(0, 1), (1, 0)] };
+        let k = ConstraintKey {
+            query_weight: 2,
+            side: SideKey::Low,
+            others: vec![(0, 1), (1, 0)],
+        };
         assert!(k.validate(3, 3).is_ok());
         assert_eq!(k.target(), 0);
         assert!(k.validate(3, 2).is_err());
-        let bad = ConstraintKey { query_weight: 2, side: SideKey::Low, others: vec![(1, 0), (0, 1)] };
+        let bad = ConstraintKey {
+            query_weight: 2,
+            side: SideKey::Low,
+            others: vec![(1, 0), (0, 1)],
+        };
         assert!(bad.validate(3, 3).is_err());
-        let bad = ConstraintKey { query_weight: 2, side: SideKey::Low, others: vec![(0, 2), (1, 0)] };
+        let bad = ConstraintKey {
+            query_weight: 2,
+            side: SideKey::Low,
+            others: vec![(0, 2), (1, 0)],
+        };
         assert!(bad.validate(3, 3).is_err());
         for key in all_constraints(3, 3) {
             assert!(key.validate(3, 3).is_ok());

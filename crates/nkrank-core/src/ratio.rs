@@ -87,7 +87,9 @@ impl Orbit {
             "a" => Ok(Orbit::A),
             "b" => Ok(Orbit::B),
             _ => {
-                let digits = s.strip_prefix('c').ok_or_else(|| format!("unknown orbit label {s:?}"))?;
+                let digits = s
+                    .strip_prefix('c')
+                    .ok_or_else(|| format!("unknown orbit label {s:?}"))?;
                 let canonical = !digits.is_empty()
                     && digits.len() <= 3
                     && digits.bytes().all(|c| c.is_ascii_digit())
@@ -95,7 +97,11 @@ impl Orbit {
                 if !canonical {
                     return Err(format!("unknown orbit label {s:?}"));
                 }
-                Ok(Orbit::Class(digits.parse().map_err(|_| format!("unknown orbit label {s:?}"))?))
+                Ok(Orbit::Class(
+                    digits
+                        .parse()
+                        .map_err(|_| format!("unknown orbit label {s:?}"))?,
+                ))
             }
         }
     }
@@ -144,27 +150,39 @@ impl RatioInstance {
     pub fn validate(&self) -> Result<(), String> {
         let (m, w) = (self.m, self.query_weight);
         if m == 0 || m > MAX_M_RATIO {
-            return Err(format!("m = {m} is outside 1..={MAX_M_RATIO} for a row-ratio lemma"));
+            return Err(format!(
+                "m = {m} is outside 1..={MAX_M_RATIO} for a row-ratio lemma"
+            ));
         }
         if self.length < 2 || self.length > MAX_LENGTH_RATIO {
-            return Err(format!("length N = {} is outside 2..={MAX_LENGTH_RATIO} for a row-ratio lemma", self.length));
+            return Err(format!(
+                "length N = {} is outside 2..={MAX_LENGTH_RATIO} for a row-ratio lemma",
+                self.length
+            ));
         }
         if w > m {
             return Err(format!("query weight {w} exceeds m = {m}"));
         }
         if self.a == self.b && self.a == TokenSpec::Query {
-            return Err("a and b are both the query token; a lemma needs two distinct tokens".into());
+            return Err(
+                "a and b are both the query token; a lemma needs two distinct tokens".into(),
+            );
         }
         for (name, s) in [("a", self.a), ("b", self.b)] {
             if let TokenSpec::Level(i) = s {
                 if i > w {
-                    return Err(format!("token {name} has level {i} above the query weight {w}"));
+                    return Err(format!(
+                        "token {name} has level {i} above the query weight {w}"
+                    ));
                 }
             }
         }
         for i in 0..=w {
             let available = class_size(w, i, m - w) - u64::from(i == w);
-            let named = [self.a, self.b].iter().filter(|s| **s == TokenSpec::Level(i)).count() as u64;
+            let named = [self.a, self.b]
+                .iter()
+                .filter(|s| **s == TokenSpec::Level(i))
+                .count() as u64;
             if named > available {
                 return Err(format!(
                     "level {i} of a row of weight {w} with m = {m} holds only {available} token(s) other than q, but the lemma names {named}"
@@ -205,7 +223,10 @@ impl RatioInstance {
         }
         for i in 0..=w {
             let available = class_size(w, i, m - w) - u64::from(i == w);
-            let named = [self.a, self.b].iter().filter(|s| **s == TokenSpec::Level(i)).count() as u64;
+            let named = [self.a, self.b]
+                .iter()
+                .filter(|s| **s == TokenSpec::Level(i))
+                .count() as u64;
             if available > named {
                 out.push(Orbit::Class(i));
             }
@@ -229,7 +250,10 @@ impl RatioInstance {
         let mut out = Vec::new();
         for side in [RatioSide::Low, RatioSide::High] {
             for ms in crate::task::types::multisets(orbits.len(), self.length as usize - 1) {
-                out.push(RatioKey { side, others: ms.iter().map(|&i| orbits[i]).collect() });
+                out.push(RatioKey {
+                    side,
+                    others: ms.iter().map(|&i| orbits[i]).collect(),
+                });
             }
         }
         out.sort();
@@ -311,14 +335,22 @@ impl RatioKey {
             }
         }
         if self.others.windows(2).any(|p| p[0] > p[1]) {
-            return Err("other orbits must be listed in nondecreasing order (q < a < b < c0 < c1 < ...)".into());
+            return Err(
+                "other orbits must be listed in nondecreasing order (q < a < b < c0 < c1 < ...)"
+                    .into(),
+            );
         }
         Ok(())
     }
 
     /// The target: the least level in the sequence (the query's own level is `W`).
     pub fn target(&self, inst: &RatioInstance) -> u32 {
-        self.others.iter().map(|&o| inst.level(o)).min().unwrap_or(inst.query_weight).min(inst.query_weight)
+        self.others
+            .iter()
+            .map(|&o| inst.level(o))
+            .min()
+            .unwrap_or(inst.query_weight)
+            .min(inst.query_weight)
     }
 
     /// Integer coefficients of `sum coef * var >= 0` (strict for a solving model), over `q`
@@ -341,7 +373,13 @@ mod tests {
     use super::*;
 
     fn inst(m: u32, w: u32, a: TokenSpec, b: TokenSpec) -> RatioInstance {
-        RatioInstance { m, length: 3, query_weight: w, a, b }
+        RatioInstance {
+            m,
+            length: 3,
+            query_weight: w,
+            a,
+            b,
+        }
     }
 
     #[test]
@@ -350,7 +388,17 @@ mod tests {
         let x = inst(4, 4, Level(0), Level(2));
         assert!(x.validate().is_ok());
         // m = W: level 0 holds only the zero token, level W only q.
-        assert_eq!(x.orbits(), vec![Orbit::Query, Orbit::A, Orbit::B, Orbit::Class(1), Orbit::Class(2), Orbit::Class(3)]);
+        assert_eq!(
+            x.orbits(),
+            vec![
+                Orbit::Query,
+                Orbit::A,
+                Orbit::B,
+                Orbit::Class(1),
+                Orbit::Class(2),
+                Orbit::Class(3)
+            ]
+        );
         let y = inst(5, 4, Level(0), Level(4));
         assert!(y.validate().is_ok());
         assert!(!y.orbits().contains(&Orbit::Class(4)));
@@ -364,7 +412,13 @@ mod tests {
 
     #[test]
     fn labels_round_trip() {
-        for o in [Orbit::Query, Orbit::A, Orbit::B, Orbit::Class(0), Orbit::Class(17)] {
+        for o in [
+            Orbit::Query,
+            Orbit::A,
+            Orbit::B,
+            Orbit::Class(0),
+            Orbit::Class(17),
+        ] {
             assert_eq!(Orbit::parse(&o.label()).unwrap(), o);
         }
         for bad in ["", "c", "c01", "c-1", "Q", "c1234", "d3"] {
@@ -381,9 +435,15 @@ mod tests {
         for k in &all {
             k.validate(&x).unwrap();
         }
-        let k = RatioKey { side: RatioSide::Low, others: vec![Orbit::A, Orbit::Class(0)] };
+        let k = RatioKey {
+            side: RatioSide::Low,
+            others: vec![Orbit::A, Orbit::Class(0)],
+        };
         assert_eq!(k.target(&x), 0);
-        let k = RatioKey { side: RatioSide::Low, others: vec![Orbit::Query, Orbit::Query] };
+        let k = RatioKey {
+            side: RatioSide::Low,
+            others: vec![Orbit::Query, Orbit::Query],
+        };
         assert_eq!(k.target(&x), 3);
     }
 }

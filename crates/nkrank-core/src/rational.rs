@@ -43,7 +43,11 @@ pub fn parse_q(s: &str) -> Result<Q, String> {
     // One number, one spelling: reject "6/2", "-0", "007", "0/5" and the like.
     let canonical = format_q(&x);
     if canonical != s {
-        return Err(format!("non-canonical rational {}; write it as {}", clip(s), clip(&canonical)));
+        return Err(format!(
+            "non-canonical rational {}; write it as {}",
+            clip(s),
+            clip(&canonical)
+        ));
     }
     Ok(x)
 }
@@ -99,17 +103,29 @@ mod tests {
 
     #[test]
     fn parse_and_format_round_trip() {
-        for s in ["0", "1", "-3", "3/4", "-7/2", "123456789012345678901234567891/2"] {
+        for s in [
+            "0",
+            "1",
+            "-3",
+            "3/4",
+            "-7/2",
+            "123456789012345678901234567891/2",
+        ] {
             assert_eq!(format_q(&parse_q(s).unwrap()), s);
         }
         for s in ["6/8", "4/2", "-0", "007", "0/5", "3/1", "-4/6"] {
-            assert!(parse_q(s).unwrap_err().contains("non-canonical"), "{s:?} accepted");
+            assert!(
+                parse_q(s).unwrap_err().contains("non-canonical"),
+                "{s:?} accepted"
+            );
         }
     }
 
     #[test]
     fn rejects_malformed() {
-        for s in ["", "+1", "1/0", "1/-2", "--1", "1.5", " 1", "1 ", "a", "1/", "/2", "0x10", "1e5"] {
+        for s in [
+            "", "+1", "1/0", "1/-2", "--1", "1.5", " 1", "1 ", "a", "1/", "/2", "0x10", "1e5",
+        ] {
             assert!(parse_q(s).is_err(), "{s:?} accepted");
         }
         let long = "9".repeat(MAX_RATIONAL_CHARS + 1);

@@ -7,7 +7,11 @@ use nkrank_core::check::{check, Bound, CheckOptions};
 fn fooling_files() -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates/len3");
     let mut v: Vec<_> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.to_string_lossy().contains("fooling-set")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().contains("fooling-set"))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -18,16 +22,25 @@ fn stored_fooling_certificates_check() {
     let files = fooling_files();
     for path in &files {
         let cert = read_certificate(path).unwrap();
-        let p = check(&cert, CheckOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let p = check(&cert, CheckOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(p.bound, Bound::Lower);
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        assert!(name.starts_with(&format!("m{:02}-lower-r{}-", p.m, p.rank)), "{name}");
+        assert!(
+            name.starts_with(&format!("m{:02}-lower-r{}-", p.m, p.rank)),
+            "{name}"
+        );
     }
 }
 
 #[test]
 fn tampered_stored_certificate_is_rejected() {
-    let Some(path) = fooling_files().into_iter().find(|p| p.to_string_lossy().contains("m20-")) else { return };
+    let Some(path) = fooling_files()
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("m20-"))
+    else {
+        return;
+    };
     let cert = read_certificate(&path).unwrap();
     assert!(check(&cert, CheckOptions::default()).is_ok());
     let mut t = cert.clone();

@@ -17,10 +17,17 @@ fn agree(model: &nkrank_core::model::Model, length: usize, context: &str) {
     assert_eq!(brute, fast, "max error disagrees ({context})");
     let solves = brute.as_ref().is_some_and(|e| *e < half());
     let v = verdict(model, length);
-    assert_eq!(v.solves, solves, "verdict disagrees ({context}): brute {brute:?}");
+    assert_eq!(
+        v.solves, solves,
+        "verdict disagrees ({context}): brute {brute:?}"
+    );
     // The checker's combined pass gives the same verdict and the same error.
     let (v2, e2) = nkrank_core::model::levels::verdict_and_max_error(model, length, true);
-    assert_eq!((v2.solves, &v2.failure, e2.as_ref()), (v.solves, &v.failure, Some(&brute)), "combined pass ({context})");
+    assert_eq!(
+        (v2.solves, &v2.failure, e2.as_ref()),
+        (v.solves, &v.failure, Some(&brute)),
+        "combined pass ({context})"
+    );
     // A reported failure must really be a failure: evaluate that one sequence by brute force.
     if let Some(w) = v.failure {
         assert_eq!(w.others.len() + 1, length);
@@ -33,7 +40,10 @@ fn agree(model: &nkrank_core::model::Model, length: usize, context: &str) {
             den += k;
         }
         let t = q(nkrank_core::task::target(&seq, 0) as i64, 1);
-        assert!(den == q(0, 1) || (num / den - t).abs() >= half(), "witness {seq:?} is not a failure ({context})");
+        assert!(
+            den == q(0, 1) || (num / den - t).abs() >= half(),
+            "witness {seq:?} is not a failure ({context})"
+        );
     }
 }
 
@@ -53,7 +63,11 @@ fn random_models_agree_with_brute_force() {
                 let r = 1 + t % 3;
                 let zero_frac = [0.0, 0.3, 0.7][t % 3];
                 let model = rand_model(&mut rng, m, r, zero_frac);
-                agree(&model, length, &format!("random m={m} N={length} trial {t}"));
+                agree(
+                    &model,
+                    length,
+                    &format!("random m={m} N={length} trial {t}"),
+                );
                 count += 1;
             }
         }
@@ -69,14 +83,24 @@ fn solving_models_and_the_exact_boundary() {
         for length in 1..=3usize {
             for _ in 0..4 {
                 let model = perturbed_full_rank(&mut rng, m);
-                agree(&model, length, &format!("perturbed full rank m={m} N={length}"));
+                agree(
+                    &model,
+                    length,
+                    &format!("perturbed full rank m={m} N={length}"),
+                );
                 let (lo, hi) = signed_error_range(&model, length).expect("valid model");
-                assert!(hi < half() && -lo.clone() < half(), "construction should solve");
+                assert!(
+                    hi < half() && -lo.clone() < half(),
+                    "construction should solve"
+                );
                 // Shift every output up so the worst high-side miss is exactly 1/2.
                 let d = half() - &hi;
                 let at = model.with_values_shifted(&d);
                 assert_eq!(max_error(&at, length), Some(half()), "m={m} N={length}");
-                assert!(!verdict(&at, length).solves, "error exactly 1/2 must not count as solving");
+                assert!(
+                    !verdict(&at, length).solves,
+                    "error exactly 1/2 must not count as solving"
+                );
                 agree(&at, length, "at the boundary");
                 // Just below the boundary it solves (the error band is narrower than 1).
                 if hi.clone() - &lo < q(1, 1) {
@@ -104,7 +128,17 @@ fn invalid_models_have_no_finite_error() {
         u.set(i, 0, q(1, 1));
     }
     v.set(0, 0, q(1, 1));
-    let model = Model::new(m, u, v, Values::Levels((0..n).map(|x: usize| vec![q(0, 1); x.count_ones() as usize + 1]).collect())).unwrap();
+    let model = Model::new(
+        m,
+        u,
+        v,
+        Values::Levels(
+            (0..n)
+                .map(|x: usize| vec![q(0, 1); x.count_ones() as usize + 1])
+                .collect(),
+        ),
+    )
+    .unwrap();
     for length in 1..=3 {
         assert_eq!(max_error_bruteforce(&model, length), None);
         assert_eq!(max_error(&model, length), None);
@@ -132,7 +166,11 @@ fn small_and_big_integer_paths_agree() {
     for m in 1..=3u32 {
         for length in 1..=3usize {
             for t in 0..8 {
-                let model = if t % 2 == 0 { rand_model(&mut rng, m, 1 + t % 3, 0.3) } else { perturbed_full_rank(&mut rng, m) };
+                let model = if t % 2 == 0 {
+                    rand_model(&mut rng, m, 1 + t % 3, 0.3)
+                } else {
+                    perturbed_full_rank(&mut rng, m)
+                };
                 let big = scaled_up(&model);
                 let (a, b) = (verdict(&model, length), verdict(&big, length));
                 assert_eq!(a.solves, b.solves, "m={m} N={length} trial {t}");
@@ -142,5 +180,8 @@ fn small_and_big_integer_paths_agree() {
             }
         }
     }
-    assert!(solving >= 20, "too few solving models exercised ({solving})");
+    assert!(
+        solving >= 20,
+        "too few solving models exercised ({solving})"
+    );
 }

@@ -23,8 +23,13 @@ fn number_paths(v: &Value, path: String, out: &mut Vec<String>) {
     match v {
         Value::Number(_) => out.push(path),
         Value::String(s) if parse_q(s).is_ok() => out.push(path),
-        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| number_paths(x, format!("{path}/{i}"), out)),
-        Value::Object(o) => o.iter().for_each(|(k, x)| number_paths(x, format!("{path}/{k}"), out)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| number_paths(x, format!("{path}/{i}"), out)),
+        Value::Object(o) => o
+            .iter()
+            .for_each(|(k, x)| number_paths(x, format!("{path}/{k}"), out)),
         _ => {}
     }
 }
@@ -44,11 +49,16 @@ fn bump(doc: &mut Value, ptr: &str) {
 fn model_solves_by_enumeration(cert: &CertificateFile) -> bool {
     let m = cert.m;
     let length = cert.length as usize;
-    let Ok(model) = model_from_json(cert.model.as_ref().unwrap(), m, cert.claim.rank as usize) else { return false };
+    let Ok(model) = model_from_json(cert.model.as_ref().unwrap(), m, cert.claim.rank as usize)
+    else {
+        return false;
+    };
     let n = num_tokens(m);
     for qt in 0..n as u32 {
         let k: Vec<Q> = (0..n as u32).map(|z| model.kernel(qt, z)).collect();
-        let w: Vec<Q> = (0..n as u32).map(|z| &k[z as usize] * model.values().get(qt, z)).collect();
+        let w: Vec<Q> = (0..n as u32)
+            .map(|z| &k[z as usize] * model.values().get(qt, z))
+            .collect();
         // Odometer over multisets of size N - 1 (nondecreasing index lists).
         let mut idx = vec![0usize; length - 1];
         loop {
@@ -110,7 +120,11 @@ fn farkas_holds_on_concrete_tokens(cert: &CertificateFile) -> bool {
             }
             tokens.push(((1u64 << i) - 1) | (((1u64 << j) - 1) << w));
         }
-        let t = tokens.iter().map(|z| (z & query).count_ones()).min().unwrap();
+        let t = tokens
+            .iter()
+            .map(|z| (z & query).count_ones())
+            .min()
+            .unwrap();
         let y = parse_q(&mj.y).unwrap();
         if y <= Q::zero() {
             return false;
@@ -119,18 +133,31 @@ fn farkas_holds_on_concrete_tokens(cert: &CertificateFile) -> bool {
         for z in tokens {
             let kvar = (0u8, z.count_ones(), 0, 0);
             let wvar = (1u8, w, (z & query).count_ones(), (z & !query).count_ones());
-            let (kc, wc) = if mj.side == "low" { (-(two_t.clone() - Q::one()), q(2, 1)) } else { (two_t.clone() + Q::one(), q(-2, 1)) };
+            let (kc, wc) = if mj.side == "low" {
+                (-(two_t.clone() - Q::one()), q(2, 1))
+            } else {
+                (two_t.clone() + Q::one(), q(-2, 1))
+            };
             *combo.entry(kvar).or_insert_with(Q::zero) += &y * kc;
             *combo.entry(wvar).or_insert_with(Q::zero) += &y * wc;
         }
     }
-    combo.iter().all(|(k, c)| if k.0 == 0 { *c <= Q::zero() } else { c.is_zero() })
+    combo.iter().all(|(k, c)| {
+        if k.0 == 0 {
+            *c <= Q::zero()
+        } else {
+            c.is_zero()
+        }
+    })
 }
 
 #[test]
 fn committed_certificates_are_valid() {
     let files = committed();
-    assert!(files.len() >= 20, "expected the committed table in certificates/");
+    assert!(
+        files.len() >= 20,
+        "expected the committed table in certificates/"
+    );
     for f in files {
         let cert = read_certificate(&f).unwrap();
         check(&cert, CheckOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
@@ -186,7 +213,10 @@ fn every_single_number_change_is_rejected_or_independently_valid() {
                     let independent = match c2.kind.as_str() {
                         KIND_MODEL => c2.m <= 5 && model_solves_by_enumeration(&c2),
                         KIND_RANK1 => farkas_holds_on_concrete_tokens(&c2),
-                        _ => (p == "/m" || p.contains("/witness/") || p.contains("/interior/")) && check(&cert, CheckOptions::default()).is_ok(),
+                        _ => {
+                            (p == "/m" || p.contains("/witness/") || p.contains("/interior/"))
+                                && check(&cert, CheckOptions::default()).is_ok()
+                        }
                     };
                     assert!(
                         independent,
@@ -223,7 +253,10 @@ fn large_model_certificates_reject_a_broken_value() {
                 match entries.iter().position(|e| e[0] == 1 && e[1] == 0) {
                     Some(i) => entries[i][2] = Value::String("1000".into()),
                     None => {
-                        let at = entries.iter().position(|e| e[0].as_u64().unwrap() >= 1).unwrap_or(entries.len());
+                        let at = entries
+                            .iter()
+                            .position(|e| e[0].as_u64().unwrap() >= 1)
+                            .unwrap_or(entries.len());
                         entries.insert(at, serde_json::json!([1, 0, "1000"]));
                     }
                 }
@@ -231,7 +264,11 @@ fn large_model_certificates_reject_a_broken_value() {
             other => panic!("unknown encoding {other}"),
         }
         let c2: CertificateFile = serde_json::from_value(doc).unwrap();
-        assert!(check(&c2, CheckOptions::default()).is_err(), "{}", f.display());
+        assert!(
+            check(&c2, CheckOptions::default()).is_err(),
+            "{}",
+            f.display()
+        );
         tried += 1;
     }
     assert!(tried >= 5, "only {tried} large models tried");

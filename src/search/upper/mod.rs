@@ -54,7 +54,11 @@ pub(crate) struct Progress {
 
 impl Progress {
     pub(crate) fn log(&self, msg: &str) {
-        eprintln!("[upper m={} {:7.1}s] {msg}", self.m, self.start.elapsed().as_secs_f64());
+        eprintln!(
+            "[upper m={} {:7.1}s] {msg}",
+            self.m,
+            self.start.elapsed().as_secs_f64()
+        );
     }
 }
 
@@ -70,7 +74,11 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
         return Err(format!("m = {} is outside 1..={MAX_M}", opts.m));
     }
     if opts.length == 0 || opts.length > crate::check::MAX_LENGTH {
-        return Err(format!("length N = {} is outside 1..={}", opts.length, crate::check::MAX_LENGTH));
+        return Err(format!(
+            "length N = {} is outside 1..={}",
+            opts.length,
+            crate::check::MAX_LENGTH
+        ));
     }
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(opts.time_limit_secs.max(0.0));
@@ -85,12 +93,25 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
         if rank <= target || opts.rank.is_none() {
             let method = format!(
                 "structured LP: equivariant blocks [{}], margin {:.3e}",
-                sol.blocks.iter().map(|b| format!("{}:{}", b.profile.name(), b.size)).collect::<Vec<_>>().join(", "),
+                sol.blocks
+                    .iter()
+                    .map(|b| format!("{}:{}", b.profile.name(), b.size))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 sol.margin
             );
-            match certify_first(opts, &method, &log, structured_candidates(opts.m, length, &sol)) {
+            match certify_first(
+                opts,
+                &method,
+                &log,
+                structured_candidates(opts.m, length, &sol),
+            ) {
                 Some(found) => {
-                    log(&format!("certified rank {} -> {}", found.1.rank, found.0.display()));
+                    log(&format!(
+                        "certified rank {} -> {}",
+                        found.1.rank,
+                        found.0.display()
+                    ));
                     best = Some(found);
                 }
                 None => log("structured model failed the exact check at every rounding"),
@@ -99,28 +120,45 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
     } else {
         log("structured: even the full family has no margin");
     }
-    if best.as_ref().is_some_and(|(_, p)| p.rank as usize <= target) && opts.rank.is_some() {
+    if best
+        .as_ref()
+        .is_some_and(|(_, p)| p.rank as usize <= target)
+        && opts.rank.is_some()
+    {
         return Ok(best);
     }
 
     // Alternating LPs below the best rank known (this run's or an earlier run's).
     let known = existing_best(&opts.out_dir, opts.m, opts.length);
-    let mut ceiling = best.as_ref().map(|(_, p)| p.rank as usize).into_iter().chain(known).min();
+    let mut ceiling = best
+        .as_ref()
+        .map(|(_, p)| p.rank as usize)
+        .into_iter()
+        .chain(known)
+        .min();
     if opts.rank.is_some() {
         ceiling = Some(target + 1);
     }
     if let Some(ceiling) = ceiling {
         let mut r = ceiling.saturating_sub(1);
-        while r >= opts.lower_bound.max(1) && Instant::now() < deadline && alternating::worth_trying(opts.m, r) {
+        while r >= opts.lower_bound.max(1)
+            && Instant::now() < deadline
+            && alternating::worth_trying(opts.m, r)
+        {
             log(&format!("alternating: trying rank {r}"));
-            let Some(model) = alternating::search(opts.m, length, r, opts.seed, deadline, &log) else {
+            let Some(model) = alternating::search(opts.m, length, r, opts.seed, deadline, &log)
+            else {
                 log(&format!("alternating: no model of rank {r} found"));
                 break;
             };
             let method = format!("alternating row LPs, rank {r}, seed {}", opts.seed);
             match certify_first(opts, &method, &log, vec![Ok(model)]) {
                 Some(found) => {
-                    log(&format!("certified rank {} -> {}", found.1.rank, found.0.display()));
+                    log(&format!(
+                        "certified rank {} -> {}",
+                        found.1.rank,
+                        found.0.display()
+                    ));
                     r = (found.1.rank as usize).saturating_sub(1);
                     best = Some(found);
                     if opts.rank.is_some() {
@@ -135,8 +173,15 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
 }
 
 /// Rationalizations of a structured solution, coarse first (short certificates), finer after.
-fn structured_candidates(m: u32, length: usize, sol: &structured::FamilySolution) -> Vec<Result<Model, String>> {
-    [(20, 1e-8), (32, 1e-11), (48, 1e-14)].iter().map(|&(bits, tol)| structured::exact_model(m, length, sol, bits, tol)).collect()
+fn structured_candidates(
+    m: u32,
+    length: usize,
+    sol: &structured::FamilySolution,
+) -> Vec<Result<Model, String>> {
+    [(20, 1e-8), (32, 1e-11), (48, 1e-14)]
+        .iter()
+        .map(|&(bits, tol)| structured::exact_model(m, length, sol, bits, tol))
+        .collect()
 }
 
 /// Certifies the first candidate that passes the exact check, writing it to `opts.out_dir`.
@@ -170,7 +215,11 @@ pub fn existing_best(dir: &Path, m: u32, length: u32) -> Option<usize> {
     std::fs::read_dir(dir.join(format!("len{length}")))
         .ok()?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|name| name.strip_prefix(&prefix)?.split_once("-model.json").map(|(r, _)| r.parse::<usize>().ok()))
+        .filter_map(|name| {
+            name.strip_prefix(&prefix)?
+                .split_once("-model.json")
+                .map(|(r, _)| r.parse::<usize>().ok())
+        })
         .flatten()
         .min()
 }

@@ -12,20 +12,33 @@ fn parse_field(s: &str, field: &str) -> Result<Q, String> {
 }
 
 /// Converts a JSON matrix, which must be `rows x cols`.
-pub fn matrix_from_json(j: &MatrixJson, name: &str, rows: usize, cols: usize) -> Result<SparseMatrix, String> {
+pub fn matrix_from_json(
+    j: &MatrixJson,
+    name: &str,
+    rows: usize,
+    cols: usize,
+) -> Result<SparseMatrix, String> {
     if j.rows != rows as u64 || j.cols != cols as u64 {
-        return Err(format!("{name} must be {rows} x {cols}, found {} x {}", j.rows, j.cols));
+        return Err(format!(
+            "{name} must be {rows} x {cols}, found {} x {}",
+            j.rows, j.cols
+        ));
     }
     let mut triplets = Vec::with_capacity(j.entries.len());
     for (i, jj, x) in &j.entries {
         if *i >= rows as u64 || *jj >= cols as u64 {
-            return Err(format!("{name}: entry ({i}, {jj}) outside a {rows} x {cols} matrix"));
+            return Err(format!(
+                "{name}: entry ({i}, {jj}) outside a {rows} x {cols} matrix"
+            ));
         }
-        triplets.push((*i as usize, *jj as usize, parse_field(x, &format!("{name}[{i}][{jj}]"))?));
+        triplets.push((
+            *i as usize,
+            *jj as usize,
+            parse_field(x, &format!("{name}[{i}][{jj}]"))?,
+        ));
     }
     SparseMatrix::from_triplets(rows, cols, triplets).map_err(|e| format!("{name}: {e}"))
 }
-
 
 /// Converts a JSON model for `m` bits and the claimed rank; checks every dimension and sign.
 pub fn model_from_json(j: &ModelJson, m: u32, rank: usize) -> Result<Model, String> {
@@ -39,7 +52,10 @@ pub fn model_from_json(j: &ModelJson, m: u32, rank: usize) -> Result<Model, Stri
                 .iter()
                 .enumerate()
                 .map(|(q, row)| {
-                    row.iter().enumerate().map(|(s, x)| parse_field(x, &format!("gamma[{q}][{s}]"))).collect()
+                    row.iter()
+                        .enumerate()
+                        .map(|(s, x)| parse_field(x, &format!("gamma[{q}][{s}]")))
+                        .collect()
                 })
                 .collect::<Result<_, _>>()?,
         ),
@@ -65,16 +81,28 @@ pub fn model_from_json(j: &ModelJson, m: u32, rank: usize) -> Result<Model, Stri
     Model::new(m, u, v, values)
 }
 
-
 /// Converts one JSON multiplier to its constraint key and value (not yet validated against
 /// `(m, N)`; see [`ConstraintKey::validate`]).
-pub fn multiplier_from_json(j: &MultiplierJson, index: usize) -> Result<(ConstraintKey, Q), String> {
+pub fn multiplier_from_json(
+    j: &MultiplierJson,
+    index: usize,
+) -> Result<(ConstraintKey, Q), String> {
     let side = match j.side.as_str() {
         "low" => SideKey::Low,
         "high" => SideKey::High,
-        other => return Err(format!("multiplier {index}: side must be \"low\" or \"high\", found {other:?}")),
+        other => {
+            return Err(format!(
+                "multiplier {index}: side must be \"low\" or \"high\", found {other:?}"
+            ))
+        }
     };
     let y = parse_field(&j.y, &format!("multiplier {index}"))?;
-    Ok((ConstraintKey { query_weight: j.query_weight, side, others: j.others.clone() }, y))
+    Ok((
+        ConstraintKey {
+            query_weight: j.query_weight,
+            side,
+            others: j.others.clone(),
+        },
+        y,
+    ))
 }
-

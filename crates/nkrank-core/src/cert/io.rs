@@ -9,9 +9,14 @@ pub const MAX_CERTIFICATE_BYTES: u64 = 512 << 20;
 
 /// Reads and parses a certificate file; gzip is recognized by its magic bytes.
 pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
-    let size = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.len();
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .len();
     if size > MAX_CERTIFICATE_BYTES {
-        return Err(format!("{}: larger than {MAX_CERTIFICATE_BYTES} bytes", path.display()));
+        return Err(format!(
+            "{}: larger than {MAX_CERTIFICATE_BYTES} bytes",
+            path.display()
+        ));
     }
     let raw = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
@@ -23,22 +28,31 @@ pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
             .map_err(|e| format!("{}: corrupt gzip stream: {e}", path.display()))?;
         // One gzip member and nothing after it: trailing bytes would be unchecked data.
         if !dec.into_inner().is_empty() {
-            return Err(format!("{}: bytes after the end of the gzip stream", path.display()));
+            return Err(format!(
+                "{}: bytes after the end of the gzip stream",
+                path.display()
+            ));
         }
         out
     } else {
         raw
     };
     if bytes.len() as u64 > MAX_CERTIFICATE_BYTES {
-        return Err(format!("{}: larger than {MAX_CERTIFICATE_BYTES} bytes", path.display()));
+        return Err(format!(
+            "{}: larger than {MAX_CERTIFICATE_BYTES} bytes",
+            path.display()
+        ));
     }
-    let cert: CertificateFile = serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    let cert: CertificateFile = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
     // One spelling per certificate: serde would also accept a struct written as a positional
     // array, an explicit default (`"query": false`) or `null` for an absent field. Comparing the
     // parsed document with the certificate's own serialization (as JSON values, so layout and
     // key order do not matter) rejects those alternative spellings.
-    let given: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
-    let canonical = serde_json::to_value(&cert).map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    let given: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    let canonical = serde_json::to_value(&cert)
+        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
     if given != canonical {
         return Err(format!(
             "{}: not a valid certificate: not in canonical form (a struct written as an array, an explicit default value, or null for an absent field)",

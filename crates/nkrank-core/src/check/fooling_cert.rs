@@ -50,13 +50,21 @@ pub fn is_forced(q: u64, z: u64) -> bool {
 }
 
 /// The largest pairwise product `P` of a fooling set, or an error naming a missing lemma.
-pub fn max_product(pairs: &[(u64, u64)], rho: &BTreeMap<(u32, TokenSpec, TokenSpec), Q>) -> Result<Q, String> {
+pub fn max_product(
+    pairs: &[(u64, u64)],
+    rho: &BTreeMap<(u32, TokenSpec, TokenSpec), Q>,
+) -> Result<Q, String> {
     let mut worst = Q::zero();
     let lookup = |i: usize, j: usize| -> Result<&Q, String> {
         let (q, zi) = pairs[i];
         let zj = pairs[j].1;
         let key = (q.count_ones(), spec_in_row(q, zi), spec_in_row(q, zj));
-        rho.get(&key).ok_or_else(|| format!("no lemma for row weight {} with a = {:?}, b = {:?} (pairs {i}, {j})", key.0, key.1, key.2))
+        rho.get(&key).ok_or_else(|| {
+            format!(
+                "no lemma for row weight {} with a = {:?}, b = {:?} (pairs {i}, {j})",
+                key.0, key.1, key.2
+            )
+        })
     };
     for i in 0..pairs.len() {
         for j in (i + 1)..pairs.len() {
@@ -87,14 +95,18 @@ pub fn certified_bound(s: usize, p: &Q) -> u64 {
 /// Checks that `f` proves `r*(m, length) >= rank`.
 pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<(), String> {
     if m > MAX_M_FOOLING {
-        return Err(format!("m = {m} is too large for a fooling-set certificate (at most {MAX_M_FOOLING})"));
+        return Err(format!(
+            "m = {m} is too large for a fooling-set certificate (at most {MAX_M_FOOLING})"
+        ));
     }
     if length < 2 {
         return Err("a fooling set needs sequences of length N >= 2 (forcing K(q, z) > 0 uses the sequences (q, z, ...))".into());
     }
     let s = f.pairs.len();
     if s == 0 || s > MAX_PAIRS {
-        return Err(format!("a fooling set needs 1..={MAX_PAIRS} pairs, found {s}"));
+        return Err(format!(
+            "a fooling set needs 1..={MAX_PAIRS} pairs, found {s}"
+        ));
     }
     if f.lemmas.len() > MAX_LEMMAS {
         return Err(format!("more than {MAX_LEMMAS} lemmas"));
@@ -106,10 +118,14 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
     let mut keys = BTreeSet::new();
     for (i, &(q, z)) in f.pairs.iter().enumerate() {
         if !fits(q) || !fits(z) {
-            return Err(format!("pair {i}: ({q}, {z}) is not a pair of {m}-bit tokens"));
+            return Err(format!(
+                "pair {i}: ({q}, {z}) is not a pair of {m}-bit tokens"
+            ));
         }
         if !is_forced(q, z) {
-            return Err(format!("pair {i}: K({q}, {z}) > 0 is not forced ({z} is a proper superset of {q})"));
+            return Err(format!(
+                "pair {i}: K({q}, {z}) > 0 is not forced ({z} is a proper superset of {q})"
+            ));
         }
         if !keys.insert(z) {
             return Err(format!("pair {i}: token {z} is used by two pairs"));
@@ -118,7 +134,11 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
     let mut rho = BTreeMap::new();
     for (idx, lj) in f.lemmas.iter().enumerate() {
         let lemma = check_ratio(m, length, lj).map_err(|e| format!("lemma {idx}: {e}"))?;
-        let key = (lemma.instance.query_weight, lemma.instance.a, lemma.instance.b);
+        let key = (
+            lemma.instance.query_weight,
+            lemma.instance.a,
+            lemma.instance.b,
+        );
         if rho.insert(key, lemma.rho).is_some() {
             return Err(format!("lemma {idx}: a second lemma for the same instance"));
         }

@@ -12,9 +12,17 @@ pub const MAX_M_MODEL: u32 = 12;
 
 /// Checks that `model` is a valid model of rank `rank` on `m` bits whose error is below 1/2 on
 /// every sequence of length `length`. Returns the exact maximal error when `m` is small enough.
-pub fn check_model(m: u32, length: u32, rank: u64, model: &ModelJson, opts: CheckOptions) -> Result<Option<Q>, String> {
+pub fn check_model(
+    m: u32,
+    length: u32,
+    rank: u64,
+    model: &ModelJson,
+    opts: CheckOptions,
+) -> Result<Option<Q>, String> {
     if m > MAX_M_MODEL {
-        return Err(format!("m = {m} is too large for a model certificate (at most {MAX_M_MODEL})"));
+        return Err(format!(
+            "m = {m} is too large for a model certificate (at most {MAX_M_MODEL})"
+        ));
     }
     let n = 1u64 << m;
     if rank == 0 || rank > n {
@@ -36,7 +44,10 @@ pub fn check_model(m: u32, length: u32, rank: u64, model: &ModelJson, opts: Chec
         Some(e) if e < crate::rational::half() => Ok(Some(e)),
         // The verdict and the error computation are separate code paths; disagreement is a
         // bug, and the certificate is not accepted on a contradiction.
-        Some(e) => Err(format!("internal inconsistency: verdict accepted but maximal error is {}", format_q(&e))),
+        Some(e) => Err(format!(
+            "internal inconsistency: verdict accepted but maximal error is {}",
+            format_q(&e)
+        )),
         None => Err("internal inconsistency: verdict accepted but some denominator is zero".into()),
     }
 }

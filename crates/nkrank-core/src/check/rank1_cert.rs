@@ -20,7 +20,9 @@ pub const MAX_M_RANK1: u32 = 64;
 /// Checks Farkas multipliers for the reduced rank-1 system of `(m, length)`.
 pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Result<(), String> {
     if m > MAX_M_RANK1 {
-        return Err(format!("m = {m} is too large for a rank-1 certificate (at most {MAX_M_RANK1})"));
+        return Err(format!(
+            "m = {m} is too large for a rank-1 certificate (at most {MAX_M_RANK1})"
+        ));
     }
     if multipliers.is_empty() {
         return Err("no multipliers: an empty combination proves nothing".into());
@@ -29,13 +31,19 @@ pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Resul
     let mut previous = None;
     for (idx, mj) in multipliers.iter().enumerate() {
         let (key, y) = multiplier_from_json(mj, idx)?;
-        key.validate(m, length as usize).map_err(|e| format!("multiplier {idx}: {e}"))?;
+        key.validate(m, length as usize)
+            .map_err(|e| format!("multiplier {idx}: {e}"))?;
         if !y.is_positive() {
-            return Err(format!("multiplier {idx} is {}, but every multiplier must be positive", format_q(&y)));
+            return Err(format!(
+                "multiplier {idx} is {}, but every multiplier must be positive",
+                format_q(&y)
+            ));
         }
         // Strictly increasing keys: canonical, and no constraint counted twice by accident.
         if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!("multiplier {idx}: keys must be strictly increasing"));
+            return Err(format!(
+                "multiplier {idx}: keys must be strictly increasing"
+            ));
         }
         for (var, c) in key.coefficients() {
             combo[var_index(m, var)] += &y * Q::from_integer(BigInt::from(c));
@@ -45,7 +53,10 @@ pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Resul
     for j in 0..=m {
         let c = &combo[var_index(m, Var::Kernel(j))];
         if c.is_positive() {
-            return Err(format!("the combination has coefficient {} > 0 on kernel value v_{j}", format_q(c)));
+            return Err(format!(
+                "the combination has coefficient {} > 0 on kernel value v_{j}",
+                format_q(c)
+            ));
         }
     }
     for w in 0..=m {

@@ -40,10 +40,17 @@ pub struct RatioLemma {
 }
 
 /// Converts a token spec, checking `query` against the level.
-pub fn spec_from_json(j: &TokenSpecJson, query_weight: u32, name: &str) -> Result<TokenSpec, String> {
+pub fn spec_from_json(
+    j: &TokenSpecJson,
+    query_weight: u32,
+    name: &str,
+) -> Result<TokenSpec, String> {
     if j.query {
         if j.level != query_weight {
-            return Err(format!("token {name} is the query, so its level must be {query_weight}, found {}", j.level));
+            return Err(format!(
+                "token {name} is the query, so its level must be {query_weight}, found {}",
+                j.level
+            ));
         }
         Ok(TokenSpec::Query)
     } else {
@@ -53,7 +60,10 @@ pub fn spec_from_json(j: &TokenSpecJson, query_weight: u32, name: &str) -> Resul
 
 /// The JSON form of a token spec in a row of weight `w`.
 pub fn spec_to_json(s: TokenSpec, w: u32) -> TokenSpecJson {
-    TokenSpecJson { level: s.level(w), query: s == TokenSpec::Query }
+    TokenSpecJson {
+        level: s.level(w),
+        query: s == TokenSpec::Query,
+    }
 }
 
 /// The instance a lemma names, validated.
@@ -70,14 +80,24 @@ pub fn instance_from_json(m: u32, length: u32, j: &RatioJson) -> Result<RatioIns
 }
 
 /// Converts one multiplier to its key and value, validated against the instance.
-pub fn multiplier_from_json(inst: &RatioInstance, j: &RatioMultiplierJson, index: usize) -> Result<(RatioKey, Q), String> {
+pub fn multiplier_from_json(
+    inst: &RatioInstance,
+    j: &RatioMultiplierJson,
+    index: usize,
+) -> Result<(RatioKey, Q), String> {
     let side = RatioSide::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
     if j.others.len() > crate::ratio::MAX_LENGTH_RATIO as usize {
         return Err(format!("multiplier {index}: too many other tokens"));
     }
-    let others = j.others.iter().map(|s| Orbit::parse(s)).collect::<Result<Vec<_>, _>>().map_err(|e| format!("multiplier {index}: {e}"))?;
+    let others = j
+        .others
+        .iter()
+        .map(|s| Orbit::parse(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("multiplier {index}: {e}"))?;
     let key = RatioKey { side, others };
-    key.validate(inst).map_err(|e| format!("multiplier {index}: {e}"))?;
+    key.validate(inst)
+        .map_err(|e| format!("multiplier {index}: {e}"))?;
     let y = parse_q(&j.y).map_err(|e| format!("multiplier {index}: {e}"))?;
     Ok((key, y))
 }
@@ -105,21 +125,37 @@ pub fn evaluate(inst: &RatioInstance, key: &RatioKey, point: &BTreeMap<Orbit, (Q
 }
 
 /// Converts a point: every orbit exactly once, in the instance's orbit order, `k >= 0`.
-pub fn point_from_json(inst: &RatioInstance, entries: &[RatioPointEntryJson], name: &str) -> Result<BTreeMap<Orbit, (Q, Q)>, String> {
+pub fn point_from_json(
+    inst: &RatioInstance,
+    entries: &[RatioPointEntryJson],
+    name: &str,
+) -> Result<BTreeMap<Orbit, (Q, Q)>, String> {
     let orbits = inst.orbits();
     if entries.len() != orbits.len() {
-        return Err(format!("{name}: lists {} orbits, the row has {}", entries.len(), orbits.len()));
+        return Err(format!(
+            "{name}: lists {} orbits, the row has {}",
+            entries.len(),
+            orbits.len()
+        ));
     }
     let mut out = BTreeMap::new();
     for (e, &o) in entries.iter().zip(&orbits) {
         let got = Orbit::parse(&e.orbit).map_err(|err| format!("{name}: {err}"))?;
         if got != o {
-            return Err(format!("{name}: expected orbit {:?}, found {:?}", o.label(), e.orbit));
+            return Err(format!(
+                "{name}: expected orbit {:?}, found {:?}",
+                o.label(),
+                e.orbit
+            ));
         }
         let k = parse_q(&e.k).map_err(|err| format!("{name}: k[{}]: {err}", e.orbit))?;
         let w = parse_q(&e.w).map_err(|err| format!("{name}: w[{}]: {err}", e.orbit))?;
         if k.is_negative() {
-            return Err(format!("{name}: k[{}] = {} is negative", e.orbit, format_q(&k)));
+            return Err(format!(
+                "{name}: k[{}] = {} is negative",
+                e.orbit,
+                format_q(&k)
+            ));
         }
         out.insert(o, (k, w));
     }
@@ -143,11 +179,16 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
     for (idx, mj) in j.multipliers.iter().enumerate() {
         let (key, y) = multiplier_from_json(&inst, mj, idx)?;
         if !y.is_positive() {
-            return Err(format!("multiplier {idx} is {}, but every multiplier must be positive", format_q(&y)));
+            return Err(format!(
+                "multiplier {idx} is {}, but every multiplier must be positive",
+                format_q(&y)
+            ));
         }
         // Strictly increasing keys: canonical, and no constraint counted twice by accident.
         if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!("multiplier {idx}: keys must be strictly increasing"));
+            return Err(format!(
+                "multiplier {idx}: keys must be strictly increasing"
+            ));
         }
         for (var, c) in key.coefficients(&inst) {
             *combo.entry(var).or_insert_with(Q::zero) += &y * Q::from_integer(BigInt::from(c));
@@ -159,18 +200,29 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
     for &o in &inst.orbits() {
         let c = g(RatioVar::Value(o));
         if !c.is_zero() {
-            return Err(format!("the combination does not vanish on w[{}]: coefficient {}", o.label(), format_q(&c)));
+            return Err(format!(
+                "the combination does not vanish on w[{}]: coefficient {}",
+                o.label(),
+                format_q(&c)
+            ));
         }
         if o != oa && o != ob {
             let c = g(RatioVar::Kernel(o));
             if c.is_positive() {
-                return Err(format!("the combination has coefficient {} > 0 on k[{}]", format_q(&c), o.label()));
+                return Err(format!(
+                    "the combination has coefficient {} > 0 on k[{}]",
+                    format_q(&c),
+                    o.label()
+                ));
             }
         }
     }
     let (ga, gb) = (g(RatioVar::Kernel(oa)), g(RatioVar::Kernel(ob)));
     if !gb.is_negative() {
-        return Err(format!("the combination's coefficient on k_b is {}, it must be negative", format_q(&gb)));
+        return Err(format!(
+            "the combination's coefficient on k_b is {}, it must be negative",
+            format_q(&gb)
+        ));
     }
     if (&ga + &rho * &gb).is_positive() {
         return Err(format!(
@@ -188,7 +240,11 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
         for key in inst.all_constraints() {
             let v = evaluate(&inst, &key, &p);
             if v.is_negative() {
-                return Err(format!("witness violates constraint {:?}: value {}", key, format_q(&v)));
+                return Err(format!(
+                    "witness violates constraint {:?}: value {}",
+                    key,
+                    format_q(&v)
+                ));
             }
         }
         witness_ok = true;
@@ -202,10 +258,18 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
         for key in inst.all_constraints() {
             let v = evaluate(&inst, &key, &p);
             if !v.is_positive() {
-                return Err(format!("interior point does not satisfy constraint {:?} strictly: value {}", key, format_q(&v)));
+                return Err(format!(
+                    "interior point does not satisfy constraint {:?} strictly: value {}",
+                    key,
+                    format_q(&v)
+                ));
             }
         }
         interior_ok = true;
     }
-    Ok(RatioLemma { instance: inst, rho, tight: witness_ok && interior_ok })
+    Ok(RatioLemma {
+        instance: inst,
+        rho,
+        tight: witness_ok && interior_ok,
+    })
 }

@@ -55,14 +55,25 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 /// rejection rather than taking the whole run down.
 pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
     let outcome = std::panic::catch_unwind(|| read_certificate(path).and_then(|c| check(&c, opts)))
-        .unwrap_or_else(|_| Err("internal error while checking (a bug in the checker); certificate not accepted".into()));
-    FileResult { file: path.to_path_buf(), outcome }
+        .unwrap_or_else(|_| {
+            Err(
+                "internal error while checking (a bug in the checker); certificate not accepted"
+                    .into(),
+            )
+        });
+    FileResult {
+        file: path.to_path_buf(),
+        outcome,
+    }
 }
 
 /// The table implied by the valid results.
 pub fn table_of(results: &[FileResult]) -> (Vec<TableRow>, Vec<&FileResult>) {
     let valid: Vec<&FileResult> = results.iter().filter(|r| r.outcome.is_ok()).collect();
-    let proven: Vec<Proven> = valid.iter().map(|r| r.outcome.clone().expect("filtered")).collect();
+    let proven: Vec<Proven> = valid
+        .iter()
+        .map(|r| r.outcome.clone().expect("filtered"))
+        .collect();
     (build_table(&proven), valid)
 }
 
@@ -94,7 +105,8 @@ pub fn json_report(results: &[FileResult]) -> Value {
 
 /// True iff every file is valid and the table they imply is consistent.
 pub fn all_good(results: &[FileResult]) -> bool {
-    results.iter().all(|r| r.outcome.is_ok()) && super::table::contradictions(&table_of(results).0).is_empty()
+    results.iter().all(|r| r.outcome.is_ok())
+        && super::table::contradictions(&table_of(results).0).is_empty()
 }
 
 /// The human-readable report.
@@ -103,12 +115,33 @@ pub fn text_report(results: &[FileResult]) -> String {
     for r in results {
         match &r.outcome {
             Ok(p) if p.bound == super::Bound::Lemma => {
-                s += &format!("ok    {}: a row-ratio lemma for m = {}, N = {} [{}]\n", r.file.display(), p.m, p.length, p.kind);
+                s += &format!(
+                    "ok    {}: a row-ratio lemma for m = {}, N = {} [{}]\n",
+                    r.file.display(),
+                    p.m,
+                    p.length,
+                    p.kind
+                );
             }
             Ok(p) => {
-                let rel = if p.bound == super::Bound::Upper { "<=" } else { ">=" };
-                let err = p.max_error.as_ref().map(|e| format!(", max error {}", format_q(e))).unwrap_or_default();
-                s += &format!("ok    {}: r*({}, {}) {rel} {} [{}{err}]\n", r.file.display(), p.m, p.length, p.rank, p.kind);
+                let rel = if p.bound == super::Bound::Upper {
+                    "<="
+                } else {
+                    ">="
+                };
+                let err = p
+                    .max_error
+                    .as_ref()
+                    .map(|e| format!(", max error {}", format_q(e)))
+                    .unwrap_or_default();
+                s += &format!(
+                    "ok    {}: r*({}, {}) {rel} {} [{}{err}]\n",
+                    r.file.display(),
+                    p.m,
+                    p.length,
+                    p.rank,
+                    p.kind
+                );
             }
             Err(e) => s += &format!("FAIL  {}: {e}\n", r.file.display()),
         }
@@ -118,15 +151,29 @@ pub fn text_report(results: &[FileResult]) -> String {
         s += "\n   N    m  lower  upper  theory\n";
         for t in &table {
             let up = t.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
-            let th = t.theory.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
-            let exact = if t.upper == Some(t.lower) { "  exact" } else { "" };
-            s += &format!("{:>4} {:>4} {:>6} {:>6} {:>7}{exact}\n", t.length, t.m, t.lower, up, th);
+            let th = t
+                .theory
+                .map(|u| u.to_string())
+                .unwrap_or_else(|| "-".into());
+            let exact = if t.upper == Some(t.lower) {
+                "  exact"
+            } else {
+                ""
+            };
+            s += &format!(
+                "{:>4} {:>4} {:>6} {:>6} {:>7}{exact}\n",
+                t.length, t.m, t.lower, up, th
+            );
         }
     }
     for c in super::table::contradictions(&table) {
         s += &format!("\nCONTRADICTION: {c} (a bug in the checker or the theory)\n");
     }
     let bad = results.iter().filter(|r| r.outcome.is_err()).count();
-    s += &format!("\ncertificates: {} passed, {} failed\n", results.len() - bad, bad);
+    s += &format!(
+        "\ncertificates: {} passed, {} failed\n",
+        results.len() - bad,
+        bad
+    );
     s
 }

@@ -37,20 +37,38 @@ pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
     let mut rows = Vec::new();
     for (&length, &top) in &max_m {
         for m in 1..=top {
-            let mut row = TableRow { m, length, lower: 1, upper: None, lower_source: None, upper_source: None, theory: None };
+            let mut row = TableRow {
+                m,
+                length,
+                lower: 1,
+                upper: None,
+                lower_source: None,
+                upper_source: None,
+                theory: None,
+            };
             row.theory = proven
                 .iter()
-                .filter(|p| p.length == length && p.m <= m && p.bound == Bound::Lower && p.kind == crate::cert::format::KIND_FOOLING)
+                .filter(|p| {
+                    p.length == length
+                        && p.m <= m
+                        && p.bound == Bound::Lower
+                        && p.kind == crate::cert::format::KIND_FOOLING
+                })
                 .map(|p| p.rank)
                 .max();
             // On equal ranks, cite the certificate whose m is closest to the row's.
             let src_m = |s: Option<usize>| s.map(|i| proven[i].m);
-            for (i, p) in proven.iter().enumerate().filter(|(_, p)| p.length == length) {
+            for (i, p) in proven
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.length == length)
+            {
                 match p.bound {
                     Bound::Lower
                         if p.m <= m
                             && (p.rank > row.lower
-                                || (p.rank == row.lower && src_m(row.lower_source).is_some_and(|s| p.m > s))) =>
+                                || (p.rank == row.lower
+                                    && src_m(row.lower_source).is_some_and(|s| p.m > s))) =>
                     {
                         row.lower = p.rank;
                         row.lower_source = Some(i);
@@ -58,7 +76,8 @@ pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
                     Bound::Upper
                         if p.m >= m
                             && (row.upper.is_none_or(|u| p.rank < u)
-                                || (row.upper == Some(p.rank) && src_m(row.upper_source).is_some_and(|s| p.m < s))) =>
+                                || (row.upper == Some(p.rank)
+                                    && src_m(row.upper_source).is_some_and(|s| p.m < s))) =>
                     {
                         row.upper = Some(p.rank);
                         row.upper_source = Some(i);
@@ -77,22 +96,46 @@ mod tests {
     use super::*;
 
     fn p(m: u32, bound: Bound, rank: u64) -> Proven {
-        let kind = if bound == Bound::Lower { "fooling-set" } else { "model" };
-        Proven { kind: kind.into(), m, length: 3, bound, rank, max_error: None, method: None, command: None }
+        let kind = if bound == Bound::Lower {
+            "fooling-set"
+        } else {
+            "model"
+        };
+        Proven {
+            kind: kind.into(),
+            m,
+            length: 3,
+            bound,
+            rank,
+            max_error: None,
+            method: None,
+            command: None,
+        }
     }
 
     #[test]
     fn monotonicity_carries_bounds() {
-        let proven = vec![p(2, Bound::Lower, 2), p(4, Bound::Upper, 5), p(3, Bound::Upper, 9), p(3, Bound::Lower, 2)];
+        let proven = vec![
+            p(2, Bound::Lower, 2),
+            p(4, Bound::Upper, 5),
+            p(3, Bound::Upper, 9),
+            p(3, Bound::Lower, 2),
+        ];
         let t = build_table(&proven);
         assert_eq!(t.len(), 4);
         let row = |m: u32| t.iter().find(|r| r.m == m).unwrap().clone();
         assert_eq!((row(1).lower, row(1).upper), (1, Some(5)));
         assert_eq!((row(2).lower, row(2).upper), (2, Some(5)));
-        assert_eq!((row(3).lower, row(3).upper, row(3).lower_source), (2, Some(5), Some(3)));
+        assert_eq!(
+            (row(3).lower, row(3).upper, row(3).lower_source),
+            (2, Some(5), Some(3))
+        );
         assert_eq!((row(4).lower, row(4).upper), (2, Some(5)));
         assert_eq!(row(4).upper_source, Some(1));
-        assert_eq!((row(1).theory, row(2).theory, row(4).theory), (None, Some(2), Some(2)));
+        assert_eq!(
+            (row(1).theory, row(2).theory, row(4).theory),
+            (None, Some(2), Some(2))
+        );
         assert!(contradictions(&t).is_empty());
         let bad = build_table(&[p(2, Bound::Lower, 6), p(3, Bound::Upper, 5)]);
         assert_eq!(contradictions(&bad).len(), 4);
@@ -107,10 +150,16 @@ pub fn contradictions(rows: &[TableRow]) -> Vec<String> {
     for r in rows {
         let Some(u) = r.upper else { continue };
         if r.lower > u {
-            out.push(format!("r*({}, {}): certified lower bound {} exceeds certified upper bound {u}", r.m, r.length, r.lower));
+            out.push(format!(
+                "r*({}, {}): certified lower bound {} exceeds certified upper bound {u}",
+                r.m, r.length, r.lower
+            ));
         }
         if let Some(t) = r.theory.filter(|&t| t > u) {
-            out.push(format!("r*({}, {}): certified upper bound {u} is below the theory bound T(m) = {t}", r.m, r.length));
+            out.push(format!(
+                "r*({}, {}): certified upper bound {u} is below the theory bound T(m) = {t}",
+                r.m, r.length
+            ));
         }
     }
     out

@@ -37,7 +37,10 @@ pub fn signed_error_range(model: &Model, length: usize) -> Option<(Q, Q)> {
             let e = num / den - Q::from_integer(target(&seq, i).into());
             range = Some(match range {
                 None => (e.clone(), e),
-                Some((lo, hi)) => (if e < lo { e.clone() } else { lo }, if e > hi { e } else { hi }),
+                Some((lo, hi)) => (
+                    if e < lo { e.clone() } else { lo },
+                    if e > hi { e } else { hi },
+                ),
             });
         }
     }
@@ -48,5 +51,9 @@ pub fn signed_error_range(model: &Model, length: usize) -> Option<(Q, Q)> {
 /// (the model is invalid on some input, its error infinite).
 pub fn max_error_bruteforce(model: &Model, length: usize) -> Option<Q> {
     let (lo, hi) = signed_error_range(model, length)?;
-    Some(if lo.abs() > hi.abs() { lo.abs() } else { hi.abs() })
+    Some(if lo.abs() > hi.abs() {
+        lo.abs()
+    } else {
+        hi.abs()
+    })
 }

@@ -81,16 +81,33 @@ impl IntRow {
 
     /// Minimizes `sum_{z in S} term(z)` over multisets `S = {q, a, b x (N-2)}` with least level
     /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`).
-    fn min_total(&self, length: usize, tau: u32, side: Side, p: &BigInt, r: &BigInt) -> (BigInt, Option<(usize, usize)>) {
+    fn min_total(
+        &self,
+        length: usize,
+        tau: u32,
+        side: Side,
+        p: &BigInt,
+        r: &BigInt,
+    ) -> (BigInt, Option<(usize, usize)>) {
         let c = Self::coefficients(tau, side, p, r);
-        min_over_multisets(&self.level, self.q as usize, length, tau, |z| self.term(z, &c))
+        min_over_multisets(&self.level, self.q as usize, length, tau, |z| {
+            self.term(z, &c)
+        })
     }
 
     /// The row's moments as `i128` when every one has at most [`SMALL_BITS`] bits, so that the
     /// verdict's arithmetic cannot overflow (see [`IntRow::first_failure`]).
     fn narrow(&self) -> Option<(Vec<i128>, Vec<i128>)> {
         let conv = |v: &[BigInt]| -> Option<Vec<i128>> {
-            v.iter().map(|x| if x.bits() <= SMALL_BITS { i128::try_from(x).ok() } else { None }).collect()
+            v.iter()
+                .map(|x| {
+                    if x.bits() <= SMALL_BITS {
+                        i128::try_from(x).ok()
+                    } else {
+                        None
+                    }
+                })
+                .collect()
         };
         Some((conv(&self.k)?, conv(&self.w)?))
     }
@@ -101,14 +118,21 @@ impl IntRow {
             others.push(a as Token);
             others.extend(std::iter::repeat_n(b as Token, length - 2));
         }
-        Witness { query: self.q, others }
+        Witness {
+            query: self.q,
+            others,
+        }
     }
 
     /// The levels `tau` a multiset can have as its least level: all of `0..=|q|`, or only `|q|`
     /// when the sequence is the query alone.
     fn taus(&self, length: usize) -> std::ops::RangeInclusive<u32> {
         let wq = weight(self.q);
-        if length == 1 { wq..=wq } else { 0..=wq }
+        if length == 1 {
+            wq..=wq
+        } else {
+            0..=wq
+        }
     }
 
     /// The first failing sequence of this row at threshold 1/2, if any.
@@ -129,7 +153,10 @@ impl IntRow {
                             Side::Low => (2, 1 - 2 * t),
                             Side::High => (-2, 2 * t + 1),
                         };
-                        let (total, ab) = min_over_multisets(&self.level, self.q as usize, length, tau, |z| cw * w[z] + ck * k[z]);
+                        let (total, ab) =
+                            min_over_multisets(&self.level, self.q as usize, length, tau, |z| {
+                                cw * w[z] + ck * k[z]
+                            });
                         (total > 0, ab)
                     }
                     None => {
@@ -169,7 +196,11 @@ impl IntRow {
             let mut mass = self.k[self.q as usize].clone();
             if length > 1 {
                 let lightest = |pred: &dyn Fn(u32) -> bool| {
-                    (0..self.k.len()).filter(|&z| pred(self.level[z])).map(|z| &self.k[z]).min().cloned()
+                    (0..self.k.len())
+                        .filter(|&z| pred(self.level[z]))
+                        .map(|z| &self.k[z])
+                        .min()
+                        .cloned()
                 };
                 mass += lightest(&|s| s == tau).unwrap_or_default();
                 mass += lightest(&|s| s >= tau).unwrap_or_default() * BigInt::from(length - 2);
@@ -209,7 +240,13 @@ const SMALL_BITS: u64 = 100;
 
 /// The least `term(q) + term(a) + (N - 2) term(b)` over a token `a` at level `tau` and a token
 /// `b` at level `>= tau` (L4), with the minimizing `(a, b)`; just `term(q)` for `N = 1`.
-fn min_over_multisets<T>(level: &[u32], q: usize, length: usize, tau: u32, term: impl Fn(usize) -> T) -> (T, Option<(usize, usize)>)
+fn min_over_multisets<T>(
+    level: &[u32],
+    q: usize,
+    length: usize,
+    tau: u32,
+    term: impl Fn(usize) -> T,
+) -> (T, Option<(usize, usize)>)
 where
     T: Clone + Ord + Zero + From<i64> + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
 {
@@ -253,7 +290,10 @@ pub fn verdict(model: &Model, length: usize) -> Verdict {
     let failure = (0..n)
         .into_par_iter()
         .find_map_first(|q| IntRow::new(model, q as Token, &v_cols).first_failure(length));
-    Verdict { solves: failure.is_none(), failure }
+    Verdict {
+        solves: failure.is_none(),
+        failure,
+    }
 }
 
 /// Exact maximal error over all inputs, or `None` if the model is invalid on some input.
@@ -277,14 +317,21 @@ pub fn max_error(model: &Model, length: usize) -> Option<Q> {
 /// The verdict and, when `with_error` is set, the exact maximal error, computing each row's
 /// kernel only once (the big-rational kernel dominates the cost of a check). The error is
 /// `None` when not asked for; `Some(None)` means some input has zero kernel mass.
-pub fn verdict_and_max_error(model: &Model, length: usize, with_error: bool) -> (Verdict, Option<Option<Q>>) {
+pub fn verdict_and_max_error(
+    model: &Model,
+    length: usize,
+    with_error: bool,
+) -> (Verdict, Option<Option<Q>>) {
     let v_cols = model.v().transpose();
     let n = num_tokens(model.m());
     let rows: Vec<(Option<Witness>, Option<Option<Q>>)> = (0..n)
         .into_par_iter()
         .map(|q| {
             let row = IntRow::new(model, q as Token, &v_cols);
-            (row.first_failure(length), with_error.then(|| row.max_error(length)))
+            (
+                row.first_failure(length),
+                with_error.then(|| row.max_error(length)),
+            )
         })
         .collect();
     let failure = rows.iter().find_map(|(f, _)| f.clone());
@@ -298,5 +345,11 @@ pub fn verdict_and_max_error(model: &Model, length: usize, with_error: bool) -> 
         }
         Some(worst)
     });
-    (Verdict { solves: failure.is_none(), failure }, error)
+    (
+        Verdict {
+            solves: failure.is_none(),
+            failure,
+        },
+        error,
+    )
 }

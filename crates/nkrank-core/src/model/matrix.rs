@@ -14,12 +14,20 @@ pub struct SparseMatrix {
 impl SparseMatrix {
     /// The `rows x cols` zero matrix.
     pub fn zeros(rows: usize, cols: usize) -> Self {
-        SparseMatrix { rows, cols, data: vec![Vec::new(); rows] }
+        SparseMatrix {
+            rows,
+            cols,
+            data: vec![Vec::new(); rows],
+        }
     }
 
     /// Builds from `(row, col, value)` triplets, which must be in strictly increasing
     /// row-major order, in range, and nonzero (the canonical form certificates use).
-    pub fn from_triplets(rows: usize, cols: usize, triplets: Vec<(usize, usize, Q)>) -> Result<Self, String> {
+    pub fn from_triplets(
+        rows: usize,
+        cols: usize,
+        triplets: Vec<(usize, usize, Q)>,
+    ) -> Result<Self, String> {
         let mut m = SparseMatrix::zeros(rows, cols);
         let mut last: Option<(usize, usize)> = None;
         for (i, j, x) in triplets {
@@ -28,11 +36,15 @@ impl SparseMatrix {
             }
             if let Some(prev) = last {
                 if (i, j) <= prev {
-                    return Err(format!("entry ({i}, {j}) out of order or repeated after {prev:?}"));
+                    return Err(format!(
+                        "entry ({i}, {j}) out of order or repeated after {prev:?}"
+                    ));
                 }
             }
             if x.is_zero() {
-                return Err(format!("entry ({i}, {j}) is an explicit zero; omit zero entries"));
+                return Err(format!(
+                    "entry ({i}, {j}) is an explicit zero; omit zero entries"
+                ));
             }
             last = Some((i, j));
             m.data[i].push((j, x));
@@ -79,7 +91,10 @@ impl SparseMatrix {
     }
     /// All nonzero entries in row-major order.
     pub fn entries(&self) -> impl Iterator<Item = (usize, usize, &Q)> + '_ {
-        self.data.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |(j, x)| (i, *j, x)))
+        self.data
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| r.iter().map(move |(j, x)| (i, *j, x)))
     }
     /// The transpose.
     pub fn transpose(&self) -> SparseMatrix {

@@ -64,19 +64,31 @@ impl Model {
             return Err(format!("U has {} columns but V has {}", u.cols(), v.cols()));
         }
         for (name, mat) in [("U", &u), ("V", &v)] {
-            if let Some((i, j, x)) = mat.entries().find(|(_, _, x)| crate::rational::is_negative(x)) {
-                return Err(format!("{name}[{i}][{j}] = {x} is negative: features must be nonnegative"));
+            if let Some((i, j, x)) = mat
+                .entries()
+                .find(|(_, _, x)| crate::rational::is_negative(x))
+            {
+                return Err(format!(
+                    "{name}[{i}][{j}] = {x} is negative: features must be nonnegative"
+                ));
             }
         }
         match &values {
             Values::Dense(g) => {
                 if g.rows() != n || g.cols() != n {
-                    return Err(format!("dense G must be {n} x {n}, found {} x {}", g.rows(), g.cols()));
+                    return Err(format!(
+                        "dense G must be {n} x {n}, found {} x {}",
+                        g.rows(),
+                        g.cols()
+                    ));
                 }
             }
             Values::Levels(gamma) => {
                 if gamma.len() != n {
-                    return Err(format!("level table must have {n} rows, found {}", gamma.len()));
+                    return Err(format!(
+                        "level table must have {n} rows, found {}",
+                        gamma.len()
+                    ));
                 }
                 for (q, row) in gamma.iter().enumerate() {
                     let want = weight(q as Token) as usize + 1;
@@ -90,7 +102,11 @@ impl Model {
             }
             Values::Types(gamma) => {
                 if gamma.len() != m as usize + 1 {
-                    return Err(format!("type table must have m + 1 = {} blocks, found {}", m + 1, gamma.len()));
+                    return Err(format!(
+                        "type table must have m + 1 = {} blocks, found {}",
+                        m + 1,
+                        gamma.len()
+                    ));
                 }
                 for (w, block) in gamma.iter().enumerate() {
                     if block.len() != w + 1 || block.iter().any(|r| r.len() != m as usize - w + 1) {
@@ -140,7 +156,13 @@ impl Model {
         let w = k
             .iter()
             .enumerate()
-            .map(|(z, kz)| if kz.is_zero() { Q::zero() } else { kz * self.values.get(q, z as Token) })
+            .map(|(z, kz)| {
+                if kz.is_zero() {
+                    Q::zero()
+                } else {
+                    kz * self.values.get(q, z as Token)
+                }
+            })
             .collect();
         (k, w)
     }
@@ -173,11 +195,26 @@ impl Model {
                 }
                 Values::Dense(shifted)
             }
-            Values::Levels(gamma) => Values::Levels(gamma.iter().map(|r| r.iter().map(|x| x + d).collect()).collect()),
+            Values::Levels(gamma) => Values::Levels(
+                gamma
+                    .iter()
+                    .map(|r| r.iter().map(|x| x + d).collect())
+                    .collect(),
+            ),
             Values::Types(gamma) => Values::Types(
-                gamma.iter().map(|b| b.iter().map(|r| r.iter().map(|x| x + d).collect()).collect()).collect(),
+                gamma
+                    .iter()
+                    .map(|b| {
+                        b.iter()
+                            .map(|r| r.iter().map(|x| x + d).collect())
+                            .collect()
+                    })
+                    .collect(),
             ),
         };
-        Model { values, ..self.clone() }
+        Model {
+            values,
+            ..self.clone()
+        }
     }
 }

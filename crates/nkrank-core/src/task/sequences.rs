@@ -13,7 +13,11 @@ impl Sequences {
     /// All sequences of `length` tokens from `{0,1}^m`. `length = 0` yields the empty sequence
     /// once.
     pub fn new(m: u32, length: usize) -> Self {
-        Sequences { n: num_tokens(m) as u32, current: vec![0; length], done: false }
+        Sequences {
+            n: num_tokens(m) as u32,
+            current: vec![0; length],
+            done: false,
+        }
     }
 }
 

@@ -9,7 +9,9 @@ pub type TokenType = (u32, u32);
 
 /// Every type for a query of weight `w` among `m` bits, in lexicographic order.
 pub fn types_of_row(m: u32, w: u32) -> Vec<TokenType> {
-    (0..=w).flat_map(|i| (0..=m - w).map(move |j| (i, j))).collect()
+    (0..=w)
+        .flat_map(|i| (0..=m - w).map(move |j| (i, j)))
+        .collect()
 }
 
 /// Whether `(i, j)` is a type of a row of weight `w` among `m` bits.

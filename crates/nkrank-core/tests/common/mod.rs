@@ -40,10 +40,22 @@ pub fn rand_values(rng: &mut ChaCha8Rng, m: u32) -> Values {
             }
             Values::Dense(g)
         }
-        1 => Values::Levels((0..n).map(|q| (0..=weight(q as u32)).map(|_| rand_q(rng, -1, hi)).collect()).collect()),
+        1 => Values::Levels(
+            (0..n)
+                .map(|q| {
+                    (0..=weight(q as u32))
+                        .map(|_| rand_q(rng, -1, hi))
+                        .collect()
+                })
+                .collect(),
+        ),
         _ => Values::Types(
             (0..=m)
-                .map(|w| (0..=w).map(|_| (0..=m - w).map(|_| rand_q(rng, -1, hi)).collect()).collect())
+                .map(|w| {
+                    (0..=w)
+                        .map(|_| (0..=m - w).map(|_| rand_q(rng, -1, hi)).collect())
+                        .collect()
+                })
                 .collect(),
         ),
     }
@@ -74,7 +86,11 @@ pub fn perturbed_full_rank(rng: &mut ChaCha8Rng, m: u32) -> Model {
         }
     }
     let gamma = (0..=m)
-        .map(|w| (0..=w).map(|i| vec![q(i as i64, 1); (m - w + 1) as usize]).collect())
+        .map(|w| {
+            (0..=w)
+                .map(|i| vec![q(i as i64, 1); (m - w + 1) as usize])
+                .collect()
+        })
         .collect();
     Model::new(m, u, v, Values::Types(gamma)).unwrap()
 }
