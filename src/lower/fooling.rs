@@ -1,4 +1,4 @@
-//! Multiplicative fooling sets (THEORY.md B2): an exhaustive maximum-clique search with
+//! Multiplicative fooling sets (`docs/PROOFS.md` B2): an exhaustive maximum-clique search with
 //! `bitvec` adjacency, and certificates.
 //!
 //! # Candidate pairs

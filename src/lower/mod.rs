@@ -1,4 +1,4 @@
-//! Certified lower bounds beyond rank 1 (issue 4): row-ratio lemmas (THEORY L7) and
+//! Certified lower bounds beyond rank 1 (issue 4): row-ratio lemmas (`docs/PROOFS.md` L7) and
 //! multiplicative fooling sets (B2), and case trees (B3). The LP solver proposes; every object returned here has
 //! already passed the checker's exact code.
 

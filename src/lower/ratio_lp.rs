@@ -1,4 +1,4 @@
-//! Solving a row-ratio LP (THEORY.md L7) over HiGHS and making its certificate exact.
+//! Solving a row-ratio LP (`docs/PROOFS.md` L7) over HiGHS and making its certificate exact.
 //!
 //! Three small LPs on the reduced system of [`crate::ratio`] (variables `k_o >= 0`, free `w_o`
 //! per orbit; constraints `A x >= 0`):

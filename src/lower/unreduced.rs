@@ -1,6 +1,6 @@
 //! Unreduced LPs, for cross-checking the reduced ones on small `m`. The single-row ratio LP: every
 //! token is a variable and every multiset of `N - 1` other tokens gives its two constraints,
-//! enumerated by brute force straight from THEORY.md L3 (no symmetry, no level reduction).
+//! enumerated by brute force straight from `docs/PROOFS.md` L3 (no symmetry, no level reduction).
 
 use crate::task::types::multisets;
 use crate::task::{num_tokens, overlap, Token};
@@ -55,7 +55,7 @@ pub fn unreduced_ratio(
 /// The margin of one case of a case tree without symmetry reduction (for cross-checking
 /// [`crate::lower::case_tree`] on small `m`): per query `q_i` one `x_i(z) >= 0` and one free
 /// `w_i(z)` for every token, the row's constraints for every multiset of `N - 1` tokens straight
-/// from THEORY.md L3, each relation `sum_{i in pos} x_i(z) = sum_{i in neg} x_i(z)` for every
+/// from `docs/PROOFS.md` L3, each relation `sum_{i in pos} x_i(z) = sum_{i in neg} x_i(z)` for every
 /// token, `sum x = 1`; maximizes the common margin `delta <= 1` of the strict constraints.
 pub fn unreduced_case_margin(
     m: u32,

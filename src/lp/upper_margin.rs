@@ -1,4 +1,4 @@
-//! The margin LP of one row (THEORY.md L3, L4), shared by every upper-bound search.
+//! The margin LP of one row (`docs/PROOFS.md` L3, L4), shared by every upper-bound search.
 //!
 //! A row is described by "classes" of tokens: each class has a level `s = <q, z>` and carries
 //! an affine kernel expression `k` and value moment `w` (the same for every token of the class,

@@ -1,4 +1,4 @@
-//! The symmetry-reduced rank-1 constraint system (THEORY.md B1 with L5).
+//! The symmetry-reduced rank-1 constraint system (`docs/PROOFS.md` B1 with L5).
 //!
 //! With rank 1, `K(q, z) = u_q v_z` with every `u_q > 0` (else row `q` has no mass), and each
 //! row's constraints are homogeneous, so `u_q` can be divided out: rank 1 is possible iff some

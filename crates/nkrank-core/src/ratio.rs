@@ -1,4 +1,4 @@
-//! The reduced single-row system behind a row-ratio lemma (THEORY.md L7), shared by the solver
+//! The reduced single-row system behind a row-ratio lemma (`docs/PROOFS.md` L7), shared by the solver
 //! and the checker, in the way [`crate::rank1`] is shared.
 //!
 //! # The row and the question
@@ -17,7 +17,7 @@
 //! invariant under the group `H` of *all* permutations of `{0,1}^m` that fix `q` and preserve the
 //! level (a permutation maps the multiset constraint of `S` to that of its image, which again
 //! contains `q` and has the same target). `H` contains the coordinate permutations fixing `q`
-//! (THEORY L5) and is much larger. Let `H_ab` be the subgroup fixing `a` and `b` too. The
+//! (`docs/PROOFS.md` L5) and is much larger. Let `H_ab` be the subgroup fixing `a` and `b` too. The
 //! closed system is convex and `H_ab`-invariant, and averaging a point over `H_ab` leaves
 //! `k_a` and `k_b` unchanged; so the lemma holds for every point iff it holds for every
 //! `H_ab`-invariant point, i.e. for points that are constant on the orbits of `H_ab`. Those

@@ -32,7 +32,7 @@
 //!
 //! # The symmetry used
 //! Let `H` be the group of coordinate permutations fixing every `q_i`. It maps each row's
-//! constraint set to itself (THEORY.md L5) and preserves the relation, so averaging a solution
+//! constraint set to itself (`docs/PROOFS.md` L5) and preserves the relation, so averaging a solution
 //! over `H` gives an `H`-invariant solution. An `H`-orbit of tokens is fixed by how many
 //! coordinates of each *region* the token has, a region being the set of coordinates with a
 //! given membership pattern in `q_1, ..., q_k`. The reduced variables are one `x_i(o) >= 0`
@@ -306,7 +306,7 @@ impl RelKey {
     }
 
     /// Integer coefficients of `sum coef * var >= 0` (strict in a solving model), over the query
-    /// and the others, scaled by 2 (THEORY.md L3); repeated variables are listed repeatedly.
+    /// and the others, scaled by 2 (`docs/PROOFS.md` L3); repeated variables are listed repeatedly.
     pub fn coefficients(&self, set: &RowSet) -> Vec<(RelVar, i64)> {
         let t = i64::from(self.target(set));
         let (kc, wc) = match self.side {

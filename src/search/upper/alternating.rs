@@ -1,4 +1,4 @@
-//! Alternating margin LPs on explicit features, for small `m` (THEORY.md section 6).
+//! Alternating margin LPs on explicit features, for small `m` (`docs/UPPER_BOUNDS.md`).
 //!
 //! With `V` fixed, row `q` is an LP in `(U[q, :], w_q)`: maximize its margin `delta_q` with the
 //! row's kernel mass normalized to 1. With `U` fixed, one LP in `(V, W)` maximizes the least
@@ -78,7 +78,7 @@ fn row_step(m: u32, length: usize, q: Token, v: &Mat) -> Option<(Vec<f64>, f64)>
 
 /// Per-row margin cap of the `V` step: rows above it are good enough, so the LP spends its
 /// freedom on the rows below (a max-min objective would stall at the trivial margin 0, which
-/// THEORY.md's trap makes available to almost every row).
+/// the margin-0 trap (`docs/PROOFS.md` L3(d)) makes available to almost every row).
 const ROW_CAP: f64 = 1e-3;
 
 /// The LP in `V` with `U` fixed: maximize the sum of per-row margins capped at [`ROW_CAP`],

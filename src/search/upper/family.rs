@@ -1,4 +1,4 @@
-//! Permutation-equivariant feature families (THEORY.md L5, section 6).
+//! Permutation-equivariant feature families (`docs/PROOFS.md` L5).
 //!
 //! A family is a list of blocks. A block of size `s` has one feature per subset `S` of the `m`
 //! coordinates with `|S| = s`. Its key feature `V[z, S] = f(|z & S|, |z \ S|)` is a key table

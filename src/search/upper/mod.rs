@@ -1,4 +1,4 @@
-//! Rank-r model search (upper bounds, THEORY.md section 6).
+//! Rank-r model search (upper bounds, `docs/UPPER_BOUNDS.md`).
 //!
 //! Two engines propose models in floating point; only the exact check decides:
 //! - [`structured`]: permutation-equivariant feature families ([`family`]) whose LPs collapse

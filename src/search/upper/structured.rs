@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-/// Margins at or below this are treated as zero (float noise); THEORY.md's trap says an
+/// Margins at or below this are treated as zero (float noise); the margin-0 trap (`docs/PROOFS.md` L3(d)) says an
 /// unsolvable family has optimal margin exactly 0.
 pub const MARGIN_TOL: f64 = 1e-7;
 

@@ -208,7 +208,7 @@ pub struct RatioJson {
     pub interior: Option<Vec<RatioPointEntryJson>>,
 }
 
-/// A multiplicative fooling set (THEORY B2) with the lemmas it rests on.
+/// A multiplicative fooling set (`docs/PROOFS.md` B2) with the lemmas it rests on.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FoolingJson {

@@ -1,4 +1,4 @@
-//! Checking a multiplicative fooling set (THEORY.md B2).
+//! Checking a multiplicative fooling set (`docs/PROOFS.md` B2).
 //!
 //! # The lemma and the bound it certifies
 //! Pairs `(q_i, z_i)`, `i = 1..s`, with `K(q_i, z_i) > 0` forced in every solving model

@@ -1,4 +1,4 @@
-//! Checking a row-ratio lemma (THEORY.md L7) in exact arithmetic.
+//! Checking a row-ratio lemma (`docs/PROOFS.md` L7) in exact arithmetic.
 //!
 //! # What is checked
 //! The reduced single-row system of the instance (see [`crate::ratio`]) is `A x >= 0` in the

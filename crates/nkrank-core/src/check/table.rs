@@ -1,5 +1,5 @@
 //! The table of bounds on `r*(m, N)` implied by a set of valid certificates, with monotonicity
-//! in `m` (THEORY.md L6: `r*(m, N) <= r*(m + 1, N)`, so lower bounds carry to larger `m` and
+//! in `m` (`docs/PROOFS.md` L6: `r*(m, N) <= r*(m + 1, N)`, so lower bounds carry to larger `m` and
 //! upper bounds to smaller `m`).
 
 use super::{Bound, Proven};

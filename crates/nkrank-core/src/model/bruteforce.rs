@@ -1,6 +1,6 @@
 //! The reference semantics: evaluate a model on every sequence of `({0,1}^m)^N`, exactly.
 //!
-//! This follows the definition of THEORY.md section 2 word for word (no reduction at all), so it
+//! This follows the definition of `docs/PROOFS.md` section 0 word for word (no reduction at all), so it
 //! is slow (`n^N` sequences) and serves only to test the fast paths on small `m`.
 
 use super::Model;

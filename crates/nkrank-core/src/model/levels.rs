@@ -1,4 +1,4 @@
-//! The fast exact verdict by level reduction (THEORY.md L2, L3, L4).
+//! The fast exact verdict by level reduction (`docs/PROOFS.md` L2, L3, L4).
 //!
 //! Rows are independent (L2), so each query token `q` is handled alone. In row `q` a multiset of
 //! the `N - 1` other tokens with least level `tau` has target `tau`, and the output misses it by

@@ -1,4 +1,4 @@
-//! A normalized nonnegative kernel attention head in barycentric form (THEORY.md L1):
+//! A normalized nonnegative kernel attention head in barycentric form (`docs/PROOFS.md` L1):
 //! `K = U V^T` with `U, V >= 0` of shape `n x r`, and a value table `G`, so that the output at a
 //! position whose token is `q` is `sum_j K(q,x_j) G(q,x_j) / sum_j K(q,x_j)`.
 

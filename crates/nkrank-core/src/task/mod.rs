@@ -1,4 +1,4 @@
-//! The Min-IP task (THEORY.md section 1): tokens, overlaps, targets, and the enumeration of
+//! The Min-IP task (`docs/PROOFS.md` section 0): tokens, overlaps, targets, and the enumeration of
 //! every input sequence. This is the reference semantics every fast path is tested against.
 
 pub mod sequences;

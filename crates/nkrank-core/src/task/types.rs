@@ -1,4 +1,4 @@
-//! Orbits of tokens under the stabilizer of a query (THEORY.md L5).
+//! Orbits of tokens under the stabilizer of a query (`docs/PROOFS.md` L5).
 //!
 //! For a query `q` of weight `W`, a token `z` has type `(i, j) = (|z & q|, |z \ q|)`; two tokens
 //! of one type are exchanged by a coordinate permutation that fixes `q`. The level of `z` in
