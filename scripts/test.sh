@@ -7,3 +7,5 @@ scripts/setup.sh
 cargo test --release --workspace
 cargo build --release --quiet --no-default-features --bin nkrank-check --target-dir target/checker
 target/checker/release/nkrank-check certificates
+# The JSON Schema of format v1 against every certificate and example (Python jsonschema).
+scripts/check-schema.sh
