@@ -17,8 +17,21 @@ use std::time::Instant;
 #[derive(Parser)]
 struct Args {
     /// Certificate files.
-    #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// Instead of measuring, write a synthetic model certificate to this path: dense values,
+    /// every entry of `U`, `V` and `G` a random fraction with a `--synth-digits`-digit
+    /// denominator (fixed seed). It need not solve the task; it measures the checker.
+    #[arg(long)]
+    synth_out: Option<PathBuf>,
+    /// Bits per token of the synthetic model.
+    #[arg(long, default_value_t = 8)]
+    synth_m: u32,
+    /// Rank of the synthetic model.
+    #[arg(long, default_value_t = 8)]
+    synth_rank: usize,
+    /// Decimal digits of each denominator of the synthetic model.
+    #[arg(long, default_value_t = 7)]
+    synth_digits: u32,
     /// Runs per measurement (the median is printed).
     #[arg(long, default_value_t = 3)]
     reps: usize,
@@ -42,8 +55,64 @@ fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
     t[t.len() / 2]
 }
 
+/// A small deterministic generator (64-bit linear congruential, high bits), so that the
+/// synthetic files need no random-number crate and are the same on every machine.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 16
+    }
+    /// A fraction `p / q` in lowest terms with a `digits`-digit denominator and `0 < p < q`.
+    fn fraction(&mut self, digits: u32) -> String {
+        let lo = 10u64.pow(digits - 1);
+        loop {
+            let q = lo + self.next() % (9 * lo);
+            let p = 1 + self.next() % (q - 1);
+            if num_integer::gcd(p, q) == 1 {
+                return format!("{p}/{q}");
+            }
+        }
+    }
+}
+
+fn synthesize(args: &Args, out: &std::path::Path) -> std::io::Result<()> {
+    use std::fmt::Write as _;
+    let n = 1usize << args.synth_m;
+    let mut rng = Lcg(0x5eed);
+    let mut matrix = |rows: usize, cols: usize| {
+        let mut s = String::new();
+        for i in 0..rows {
+            for j in 0..cols {
+                let sep = if i == 0 && j == 0 { "" } else { "," };
+                let _ = write!(s, "{sep}[{i},{j},\"{}\"]", rng.fraction(args.synth_digits));
+            }
+        }
+        format!("{{\"rows\":{rows},\"cols\":{cols},\"entries\":[{s}]}}")
+    };
+    let u = matrix(n, args.synth_rank);
+    let v = matrix(n, args.synth_rank);
+    let g = matrix(n, n);
+    let text = format!(
+        "{{\"format\":\"nkrank-certificate\",\"version\":1,\"kind\":\"model\",\"m\":{},\"length\":3,\"claim\":{{\"bound\":\"upper\",\"rank\":{}}},\"model\":{{\"U\":{u},\"V\":{v},\"values\":{{\"encoding\":\"dense\",\"G\":{g}}}}}}}\n",
+        args.synth_m, args.synth_rank
+    );
+    std::fs::write(out, text)
+}
+
 fn main() {
     let args = Args::parse();
+    if let Some(out) = &args.synth_out {
+        if let Err(e) = synthesize(&args, out) {
+            eprintln!("nkrank-bench-check: {}: {e}", out.display());
+            std::process::exit(2);
+        }
+        return;
+    }
     let opts = CheckOptions {
         max_error_up_to_m: args.max_error_m,
     };

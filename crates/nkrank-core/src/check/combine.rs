@@ -16,7 +16,6 @@
 
 use crate::rational::{format_q, Q};
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -61,10 +60,10 @@ impl<V: Ord + Clone> Combination<V> {
         let mut den = BigInt::one();
         for y in multipliers {
             let d = y.denom();
-            if d.is_one() || (&den % d).is_zero() {
+            if d.is_one() {
                 continue;
             }
-            den = den.lcm(d);
+            den = crate::model::scaled::lcm_with(&den, d);
             if den.bits() > MAX_COMBINATION_DENOMINATOR_BITS {
                 return Err(format!(
                     "the multipliers' common denominator has more than {MAX_COMBINATION_DENOMINATOR_BITS} bits, over the cost cap of the format"

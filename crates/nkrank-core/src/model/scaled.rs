@@ -27,10 +27,11 @@ use num_traits::{One, ToPrimitive, Zero};
 /// Word operations a model check may cost, about: the cap on the size of a row's common
 /// denominator is this budget spread over the `4^m` kernel entries and the `m + 1` levels the
 /// verdict scans (see [`bits_cap`] and `docs/CERTIFICATES.md`, "Cost model").
-pub const MODEL_WORD_BUDGET: u64 = 1 << 32;
+pub const MODEL_WORD_BUDGET: u64 = 1 << 31;
 
 /// Most products `U[q][c] V[z][c]` the kernel of one model may need (the sum over columns `c`
-/// of the nonzeros of `U` times the nonzeros of `V` in that column).
+/// of the nonzeros of `U` times the nonzeros of `V` in that column), counted in products of
+/// machine words: a product of two `w`-word numbers counts `w^2`.
 pub const MAX_KERNEL_PRODUCTS: u64 = 1 << 28;
 
 /// Largest bit size of a common denominator (of a row of `U`, a row of `V`, a row of `G`, or
@@ -50,16 +51,26 @@ struct IntSparseRow {
     small: Option<(i64, Vec<(usize, i64)>)>,
 }
 
+/// `lcm(a, d)` for `a, d > 0`, computed as `a * (d / gcd(a mod d, d))`: the remainder first, so
+/// that the gcd runs on numbers of the size of `d` even when `a` is large.
+pub(crate) fn lcm_with(a: &BigInt, d: &BigInt) -> BigInt {
+    let r = a % d;
+    if r.is_zero() {
+        return a.clone();
+    }
+    a * (d / r.gcd(d))
+}
+
 fn lcm_capped(
     acc: &mut BigInt,
     d: &BigInt,
     cap: u64,
     what: &dyn Fn() -> String,
 ) -> Result<(), String> {
-    if d.is_one() || (&*acc % d).is_zero() {
+    if d.is_one() {
         return Ok(());
     }
-    *acc = acc.lcm(d);
+    *acc = lcm_with(acc, d);
     if acc.bits() > cap {
         return Err(format!(
             "{}: common denominator has more than {cap} bits, over the cost cap for this m (see the cost model of the certificate format)",
@@ -79,6 +90,13 @@ impl IntSparseRow {
             .iter()
             .map(|(c, x)| (*c, x.numer() * (&den / x.denom())))
             .collect();
+        if let Some((c, x)) = entries.iter().find(|(_, x)| x.bits() > cap) {
+            return Err(format!(
+                "{}, column {c}: scaled to integers, an entry has {} bits, over the cost cap of {cap} bits for this m",
+                what(),
+                x.bits()
+            ));
+        }
         let small = den.to_i64().and_then(|d| {
             let e: Option<Vec<(usize, i64)>> = entries
                 .iter()
@@ -149,6 +167,20 @@ impl<'a> ScaledModel<'a> {
         let v_rows = (0..n)
             .map(|z| IntSparseRow::new(model.v().row(z), cap, &|| format!("row {z} of V")))
             .collect::<Result<Vec<_>, _>>()?;
+        // Big products cost about the square of their length in words.
+        let words = u_rows
+            .iter()
+            .chain(&v_rows)
+            .flat_map(|row| row.entries.iter().map(|(_, x)| x.bits()))
+            .max()
+            .unwrap_or(0)
+            .div_ceil(64)
+            .max(1);
+        if products.saturating_mul(words * words) > MAX_KERNEL_PRODUCTS {
+            return Err(format!(
+                "the kernel would need {products} products of {words}-word numbers, over the cost cap of {MAX_KERNEL_PRODUCTS} word products"
+            ));
+        }
         let mut v_cols = vec![Vec::new(); r];
         for (z, row) in v_rows.iter().enumerate() {
             for (c, x) in &row.entries {
@@ -176,10 +208,13 @@ impl<'a> ScaledModel<'a> {
             Values::Types(gamma) => gamma.iter().flatten().flatten().collect(),
             Values::Dense(g) => g.entries().map(|(_, _, x)| x).collect(),
         };
-        if let Some(x) = values.iter().find(|x| x.denom().bits() > cap) {
+        if let Some(x) = values
+            .iter()
+            .find(|x| x.denom().bits() > cap || x.numer().bits() > cap)
+        {
             return Err(format!(
-                "a value of G has a denominator of {} bits, over the cost cap of {cap} bits for this m",
-                x.denom().bits()
+                "a value of G has {} bits, over the cost cap of {cap} bits for this m",
+                x.denom().bits().max(x.numer().bits())
             ));
         }
         Ok(ScaledModel {
@@ -260,7 +295,15 @@ impl<'a> ScaledModel<'a> {
             }
             None => {
                 let k2 = self.kernel_big(q);
-                let less = |a: usize, b: usize| Some(&k2[a] * h_big(b) < &k2[b] * h_big(a));
+                let less = |a: usize, b: usize| {
+                    let (ha, hb) = (h_big(a), h_big(b));
+                    // Equal denominators (the common case) need no products.
+                    Some(if ha == hb {
+                        k2[a] < k2[b]
+                    } else {
+                        &k2[a] * hb < &k2[b] * ha
+                    })
+                };
                 let tokens = self.candidates(q, n, less).unwrap_or_default();
                 let kept = tokens.iter().map(|&z| k2[z as usize].clone()).collect();
                 (tokens, kept)
