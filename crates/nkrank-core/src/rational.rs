@@ -57,7 +57,9 @@ fn clip(s: &str) -> String {
     if s.len() <= 60 {
         format!("{s:?}")
     } else {
-        format!("{:?}... ({} characters)", &s[..40], s.len())
+        // Cut by characters, never by byte index: the text may hold multi-byte characters.
+        let head: String = s.chars().take(40).collect();
+        format!("{head:?}... ({} characters)", s.chars().count())
     }
 }
 
@@ -128,6 +130,9 @@ mod tests {
         ] {
             assert!(parse_q(s).is_err(), "{s:?} accepted");
         }
+        // A multi-byte character where an error message cuts the text.
+        let accented = format!("{}é{}", "1".repeat(39), "2".repeat(40));
+        assert!(parse_q(&accented).unwrap_err().contains("malformed"));
         let long = "9".repeat(MAX_RATIONAL_CHARS + 1);
         assert!(parse_q(&long).is_err());
     }

@@ -2,16 +2,16 @@
 //! unless the changed certificate is still valid, which an independent exact evaluation (all
 //! multisets, no level reduction) then confirms.
 
-use nkrank_core::cert::convert::model_from_json;
-use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
+use nkrank_core::cert::format::{KIND_MODEL, KIND_RANK1};
 use nkrank_core::cert::io::read_certificate;
 use nkrank_core::check::{check, CheckOptions};
-use nkrank_core::rational::{format_q, parse_q, q, Q};
-use nkrank_core::task::{num_tokens, overlap, weight};
-use num_bigint::BigInt;
-use num_traits::{One, Zero};
+use nkrank_core::rational::{format_q, parse_q, Q};
+use num_traits::One;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+
+mod common;
+use common::{farkas_holds_on_concrete_tokens, model_solves_by_enumeration};
 
 fn committed() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates");
@@ -42,113 +42,6 @@ fn bump(doc: &mut Value, ptr: &str) {
         Value::String(s) => Value::String(format_q(&(parse_q(&s).unwrap() + Q::one()))),
         _ => unreachable!(),
     };
-}
-
-/// Independent exact evaluation of a model certificate: every row, every multiset of the other
-/// N - 1 tokens (no level reduction), with the error condition 2|W - tK| < K in integers.
-fn model_solves_by_enumeration(cert: &CertificateFile) -> bool {
-    let m = cert.m;
-    let length = cert.length as usize;
-    let Ok(model) = model_from_json(cert.model.as_ref().unwrap(), m, cert.claim.rank as usize)
-    else {
-        return false;
-    };
-    let n = num_tokens(m);
-    for qt in 0..n as u32 {
-        let k: Vec<Q> = (0..n as u32).map(|z| model.kernel(qt, z)).collect();
-        let w: Vec<Q> = (0..n as u32)
-            .map(|z| &k[z as usize] * model.values().get(qt, z))
-            .collect();
-        // Odometer over multisets of size N - 1 (nondecreasing index lists).
-        let mut idx = vec![0usize; length - 1];
-        loop {
-            let mut ks = k[qt as usize].clone();
-            let mut ws = w[qt as usize].clone();
-            let mut t = weight(qt);
-            for &z in &idx {
-                ks += &k[z];
-                ws += &w[z];
-                t = t.min(overlap(qt, z as u32));
-            }
-            let tq = Q::from_integer(BigInt::from(t));
-            let lhs = (ws - &tq * &ks) * q(2, 1);
-            if ks.is_zero() || lhs.clone() * lhs.clone() >= ks.clone() * ks.clone() {
-                return false;
-            }
-            // Next nondecreasing list.
-            let mut p = idx.len();
-            loop {
-                if p == 0 {
-                    break;
-                }
-                p -= 1;
-                if idx[p] + 1 < n {
-                    idx[p] += 1;
-                    let v = idx[p];
-                    for x in idx[p..].iter_mut() {
-                        *x = v;
-                    }
-                    p = usize::MAX;
-                    break;
-                }
-            }
-            if p != usize::MAX {
-                break;
-            }
-        }
-    }
-    true
-}
-
-/// Independent check of a rank-1 Farkas certificate: each named constraint is rebuilt from
-/// concrete tokens (a query with its low `W` bits set, and for each type a token with that many
-/// bits inside and outside it), its variables named by popcounts of those tokens.
-fn farkas_holds_on_concrete_tokens(cert: &CertificateFile) -> bool {
-    use std::collections::BTreeMap;
-    let m = cert.m;
-    let mut combo: BTreeMap<(u8, u32, u32, u32), Q> = BTreeMap::new();
-    for mj in cert.multipliers.as_ref().unwrap() {
-        let w = mj.query_weight;
-        if w > m || mj.others.len() + 1 != cert.length as usize {
-            return false;
-        }
-        let query: u64 = (1u64 << w) - 1;
-        let mut tokens = vec![query];
-        for &(i, j) in &mj.others {
-            if i > w || j > m - w {
-                return false;
-            }
-            tokens.push(((1u64 << i) - 1) | (((1u64 << j) - 1) << w));
-        }
-        let t = tokens
-            .iter()
-            .map(|z| (z & query).count_ones())
-            .min()
-            .unwrap();
-        let y = parse_q(&mj.y).unwrap();
-        if y <= Q::zero() {
-            return false;
-        }
-        let two_t = Q::from_integer(BigInt::from(2 * t));
-        for z in tokens {
-            let kvar = (0u8, z.count_ones(), 0, 0);
-            let wvar = (1u8, w, (z & query).count_ones(), (z & !query).count_ones());
-            let (kc, wc) = if mj.side == "low" {
-                (-(two_t.clone() - Q::one()), q(2, 1))
-            } else {
-                (two_t.clone() + Q::one(), q(-2, 1))
-            };
-            *combo.entry(kvar).or_insert_with(Q::zero) += &y * kc;
-            *combo.entry(wvar).or_insert_with(Q::zero) += &y * wc;
-        }
-    }
-    combo.iter().all(|(k, c)| {
-        if k.0 == 0 {
-            *c <= Q::zero()
-        } else {
-            c.is_zero()
-        }
-    })
 }
 
 #[test]

@@ -1,63 +1,212 @@
-//! Reading certificates: plain or gzip, size-capped, in canonical form only.
+//! Reading certificates: regular files only, plain or gzip, capped by the bytes actually read,
+//! parsed in one spelling only, with memory near the size of the file.
 
 use super::format::CertificateFile;
-use std::io::Read;
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-/// Largest accepted certificate, after decompression. Guards against gzip bombs.
-pub const MAX_CERTIFICATE_BYTES: u64 = 512 << 20;
+/// Largest accepted certificate, after decompression, counted on the bytes actually read (a
+/// gzip bomb, a device or a file that grows while being read stops here). The committed
+/// certificates stay below 2 MB; at this cap the parsed file takes at most about a gigabyte.
+pub const MAX_CERTIFICATE_BYTES: u64 = 64 << 20;
 
-/// Reads and parses a certificate file; gzip is recognized by its magic bytes.
-pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        .len();
-    if size > MAX_CERTIFICATE_BYTES {
+/// Reads the bytes of a certificate: the path must name a regular file (after following
+/// symbolic links); FIFOs, devices, sockets and directories are refused before they are
+/// opened, so that nothing blocks or reads without end.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if !meta.is_file() {
         return Err(format!(
-            "{}: larger than {MAX_CERTIFICATE_BYTES} bytes",
-            path.display()
+            "{shown}: not a regular file (directories, FIFOs, devices and sockets are refused)"
         ));
     }
-    let raw = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        let mut dec = flate2::bufread::GzDecoder::new(&raw[..]);
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    // The path may have been swapped between the two looks; the open handle decides.
+    match file.metadata() {
+        Ok(m) if m.is_file() => {}
+        _ => return Err(format!("{shown}: not a regular file")),
+    }
+    let too_large = || format!("{shown}: larger than {MAX_CERTIFICATE_BYTES} bytes");
+    let mut input = BufReader::new(file.take(MAX_CERTIFICATE_BYTES + 1));
+    let head = input
+        .fill_buf()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let gzip = head.starts_with(&[0x1f, 0x8b]);
+    let mut out = Vec::new();
+    if gzip {
+        let mut dec = flate2::bufread::GzDecoder::new(input);
         (&mut dec)
             .take(MAX_CERTIFICATE_BYTES + 1)
             .read_to_end(&mut out)
-            .map_err(|e| format!("{}: corrupt gzip stream: {e}", path.display()))?;
+            .map_err(|e| format!("{shown}: corrupt gzip stream: {e}"))?;
+        if out.len() as u64 > MAX_CERTIFICATE_BYTES {
+            return Err(too_large());
+        }
         // One gzip member and nothing after it: trailing bytes would be unchecked data.
-        if !dec.into_inner().is_empty() {
-            return Err(format!(
-                "{}: bytes after the end of the gzip stream",
-                path.display()
+        let mut rest = dec.into_inner();
+        let trailing = rest
+            .fill_buf()
+            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+        if !trailing.is_empty() {
+            return Err(format!("{shown}: bytes after the end of the gzip stream"));
+        }
+    } else {
+        input
+            .read_to_end(&mut out)
+            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    }
+    if out.len() as u64 > MAX_CERTIFICATE_BYTES {
+        return Err(too_large());
+    }
+    Ok(out)
+}
+
+/// Reads and parses a certificate file; gzip is recognized by its magic bytes.
+pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
+    let bytes = read_bytes(path)?;
+    parse_certificate(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses certificate text in its one accepted spelling.
+///
+/// serde would also accept a struct written as a positional array, an explicit default
+/// (`"query": false`) or `null` for an absent field. A first pass over the text, which stores
+/// nothing, rejects those spellings against the shape of the format; the second pass builds the
+/// certificate. Peak memory is the text plus the certificate, never a second copy as a JSON
+/// tree.
+pub fn parse_certificate(bytes: &[u8]) -> Result<CertificateFile, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    Shape::Struct(ROOT)
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .map_err(|e| format!("not a valid certificate: {e}"))?;
+    serde_json::from_slice(bytes).map_err(|e| format!("not a valid certificate: {e}"))
+}
+
+/// What the format expects at a position of the document, as far as spelling goes (types and
+/// field names are checked by the second pass).
+#[derive(Clone, Copy)]
+enum Shape {
+    /// Any value but `null` (no field of the format is ever written as `null`).
+    Any,
+    /// An object (never an array), with the shapes of the fields that hold structs.
+    Struct(&'static [(&'static str, Shape)]),
+    /// An array of one shape.
+    Seq(&'static Shape),
+    /// A boolean whose default is `false` and so is written only when `true`.
+    NotFalse,
+}
+
+const NONE: &[(&str, Shape)] = &[];
+const OBJECT: Shape = Shape::Struct(NONE);
+const OBJECTS: Shape = Shape::Seq(&OBJECT);
+const MATRIX: Shape = OBJECT;
+const TOKEN: Shape = Shape::Struct(&[("query", Shape::NotFalse)]);
+const RATIO: Shape = Shape::Struct(&[
+    ("a", TOKEN),
+    ("b", TOKEN),
+    ("multipliers", OBJECTS),
+    ("witness", OBJECTS),
+    ("interior", OBJECTS),
+]);
+const RELATION: Shape = Shape::Struct(&[("lambda", OBJECTS)]);
+const LEAF: Shape = Shape::Struct(&[
+    ("relations", Shape::Seq(&RELATION)),
+    ("multipliers", OBJECTS),
+]);
+const ROOT: &[(&str, Shape)] = &[
+    ("claim", OBJECT),
+    ("provenance", OBJECT),
+    (
+        "model",
+        Shape::Struct(&[
+            ("U", MATRIX),
+            ("V", MATRIX),
+            ("values", Shape::Struct(&[("G", MATRIX)])),
+        ]),
+    ),
+    ("multipliers", OBJECTS),
+    ("ratio", RATIO),
+    ("fooling", Shape::Struct(&[("lemmas", Shape::Seq(&RATIO))])),
+    ("case_tree", Shape::Struct(&[("leaves", Shape::Seq(&LEAF))])),
+];
+
+impl<'de> DeserializeSeed<'de> for Shape {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Shape {
+    fn scalar<E: serde::de::Error>(self) -> Result<(), E> {
+        match self {
+            Shape::Struct(_) => Err(E::custom("expected an object")),
+            Shape::Seq(_) => Err(E::custom("expected an array")),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Shape {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a certificate value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<(), E> {
+        if !b && matches!(self, Shape::NotFalse) {
+            return Err(E::custom(
+                "not in canonical form: an explicit default value (omit \"query\": false)",
             ));
         }
-        out
-    } else {
-        raw
-    };
-    if bytes.len() as u64 > MAX_CERTIFICATE_BYTES {
-        return Err(format!(
-            "{}: larger than {MAX_CERTIFICATE_BYTES} bytes",
-            path.display()
-        ));
+        self.scalar()
     }
-    let cert: CertificateFile = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
-    // One spelling per certificate: serde would also accept a struct written as a positional
-    // array, an explicit default (`"query": false`) or `null` for an absent field. Comparing the
-    // parsed document with the certificate's own serialization (as JSON values, so layout and
-    // key order do not matter) rejects those alternative spellings.
-    let given: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
-    let canonical = serde_json::to_value(&cert)
-        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
-    if given != canonical {
-        return Err(format!(
-            "{}: not a valid certificate: not in canonical form (a struct written as an array, an explicit default value, or null for an absent field)",
-            path.display()
-        ));
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.scalar()
     }
-    Ok(cert)
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.scalar()
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        Err(E::custom(
+            "not in canonical form: null (omit an absent field instead)",
+        ))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = match self {
+            Shape::Struct(_) => {
+                return Err(A::Error::custom(
+                    "not in canonical form: a struct written as an array",
+                ))
+            }
+            Shape::Seq(s) => *s,
+            _ => Shape::Any,
+        };
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let fields = match self {
+            Shape::Struct(f) => f,
+            Shape::Seq(_) => return Err(A::Error::custom("expected an array")),
+            _ => NONE,
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            let shape = fields
+                .iter()
+                .find(|(name, _)| *name == key)
+                .map_or(Shape::Any, |(_, s)| *s);
+            map.next_value_seed(shape)?;
+        }
+        Ok(())
+    }
 }

@@ -23,13 +23,13 @@
 //! smaller one (pad with zero features). No search, no float, no LP: the checker never
 //! enumerates orbits or constraints, so its work is proportional to the certificate's size.
 
+use super::combine::{check_multiplier, Combination};
 use crate::cert::format::{CaseLeafJson, CaseMultiplierJson, CaseTreeJson};
 use crate::ratio::RatioSide;
 use crate::rational::{format_q, parse_q, Q};
 use crate::relation::{orders, splits, Orbit, RelKey, RelVar, RowSet, MAX_LENGTH_RELATION};
-use num_bigint::BigInt;
 use num_traits::{Signed, Zero};
-use std::collections::BTreeMap;
+use std::cmp::Ordering;
 
 /// Most multipliers (constraint and relation entries together) one leaf may list.
 pub const MAX_LEAF_ENTRIES: usize = 1_000_000;
@@ -208,22 +208,20 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
             "more than {MAX_LEAF_ENTRIES} multipliers in one leaf"
         ));
     }
-    let mut g: BTreeMap<RelVar, Q> = BTreeMap::new();
-    let mut previous: Option<RelKey> = None;
+    // Parse every multiplier and every relation entry first.
+    let mut terms: Vec<(RelKey, Q)> = Vec::with_capacity(leaf.multipliers.len());
     for (idx, mj) in leaf.multipliers.iter().enumerate() {
         let (key, y) = multiplier_key(set, mj, idx)?;
-        // Strictly increasing keys: canonical, and no constraint counted twice by accident.
-        if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!(
-                "multiplier {idx}: keys must be strictly increasing"
-            ));
-        }
-        for (var, c) in key.coefficients(set) {
-            *g.entry(var).or_insert_with(Q::zero) += &y * Q::from_integer(BigInt::from(c));
-        }
-        previous = Some(key);
+        check_multiplier(
+            &format!("multiplier {idx}"),
+            &key,
+            &y,
+            terms.last().map(|(k, _)| k),
+        )?;
+        terms.push((key, y));
     }
-    for (j, (rel, (pos, neg))) in leaf.relations.iter().zip(relations).enumerate() {
+    let mut lambdas: Vec<(usize, Orbit, Q)> = Vec::new();
+    for (j, rel) in leaf.relations.iter().enumerate() {
         let mut previous: Option<Orbit> = None;
         for (idx, rj) in rel.lambda.iter().enumerate() {
             let o = set
@@ -241,35 +239,45 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
                     "relation {j}, entry {idx}: a zero multiplier must be left out"
                 ));
             }
-            for (&i, sign) in pos
-                .iter()
-                .map(|i| (i, 1))
-                .chain(neg.iter().map(|i| (i, -1)))
-            {
-                let signed = if sign > 0 {
-                    lambda.clone()
-                } else {
-                    -lambda.clone()
-                };
-                *g.entry(RelVar::Kernel(i, o.clone()))
-                    .or_insert_with(Q::zero) += signed;
-            }
-            previous = Some(o);
+            previous = Some(o.clone());
+            lambdas.push((j, o, lambda));
         }
     }
-    for (var, c) in &g {
+    // Combine in integers: the constraints, then each relation's equations (with sign).
+    let mut g = Combination::new(
+        terms
+            .iter()
+            .map(|(_, y)| y)
+            .chain(lambdas.iter().map(|(_, _, l)| l)),
+    )?;
+    for (key, y) in &terms {
+        g.add(y, key.coefficients(set));
+    }
+    for (j, o, lambda) in &lambdas {
+        let Some((pos, neg)) = relations.get(*j) else {
+            return Err(format!("relation {j} has no matching relation"));
+        };
+        g.add(
+            lambda,
+            pos.iter()
+                .map(|&i| (RelVar::Kernel(i, o.clone()), 1))
+                .chain(neg.iter().map(|&i| (RelVar::Kernel(i, o.clone()), -1))),
+        );
+    }
+    // Compare: zero on every value, `<= 0` on every kernel entry.
+    for (var, sign) in g.nonzero() {
         match var {
-            RelVar::Value(i, o) if !c.is_zero() => {
+            RelVar::Value(i, o) => {
                 return Err(format!(
                     "the combination does not vanish on w_{i}[{}]: coefficient {}",
                     o.label(),
-                    format_q(c)
+                    format_q(&g.coefficient(var))
                 ));
             }
-            RelVar::Kernel(i, o) if c.is_positive() => {
+            RelVar::Kernel(i, o) if sign == Ordering::Greater => {
                 return Err(format!(
                     "the combination has coefficient {} > 0 on x_{i}[{}]",
-                    format_q(c),
+                    format_q(&g.coefficient(var)),
                     o.label()
                 ));
             }

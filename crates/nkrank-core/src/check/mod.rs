@@ -3,6 +3,7 @@
 //! `relation`, `task`, `rational`, `cert`) are the whole trusted base; see `docs/CERTIFICATES.md`.
 
 pub mod case_tree_cert;
+pub mod combine;
 pub mod fooling_cert;
 pub mod model_cert;
 pub mod rank1_cert;

@@ -4,7 +4,7 @@
 use super::CheckOptions;
 use crate::cert::convert::model_from_json;
 use crate::cert::format::ModelJson;
-use crate::model::levels::verdict_and_max_error;
+use crate::model::levels::{check_rows, RowsRefused};
 use crate::rational::{format_q, Q};
 
 /// Largest `m` for which a model certificate is checked (`4^m` kernel entries).
@@ -30,15 +30,18 @@ pub fn check_model(
     }
     let model = model_from_json(model, m, rank as usize)?;
     let length = length as usize;
-    let (v, error) = verdict_and_max_error(&model, length, m <= opts.max_error_up_to_m);
-    if let Some(w) = v.failure {
-        let mut seq = vec![w.query];
-        seq.extend(&w.others);
-        return Err(format!(
-            "the model does not solve Min-IP: at a position holding token {} of the sequence {:?} its error is at least 1/2",
-            w.query, seq
-        ));
-    }
+    let error = match check_rows(&model, length, m <= opts.max_error_up_to_m) {
+        Ok(e) => e,
+        Err(RowsRefused::TooCostly(e)) => return Err(e),
+        Err(RowsRefused::Fails(w)) => {
+            let mut seq = vec![w.query];
+            seq.extend(&w.others);
+            return Err(format!(
+                "the model does not solve Min-IP: at a position holding token {} of the sequence {:?} its error is at least 1/2",
+                w.query, seq
+            ));
+        }
+    };
     let Some(error) = error else { return Ok(None) };
     match error {
         Some(e) if e < crate::rational::half() => Ok(Some(e)),

@@ -7,12 +7,12 @@
 //! The checker rebuilds every constraint from its key and `(m, N)`; the file supplies only
 //! names and multipliers.
 
+use super::combine::{check_multiplier, Combination};
 use crate::cert::convert::multiplier_from_json;
 use crate::cert::format::MultiplierJson;
-use crate::rank1::{num_vars, var_index, Var};
-use crate::rational::{format_q, Q};
-use num_bigint::BigInt;
-use num_traits::{Signed, Zero};
+use crate::rank1::{var_index, Var};
+use crate::rational::format_q;
+use std::cmp::Ordering;
 
 /// Largest `m` for a rank-1 infeasibility certificate (the reduced system is polynomial in m).
 pub const MAX_M_RANK1: u32 = 64;
@@ -27,47 +27,49 @@ pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Resul
     if multipliers.is_empty() {
         return Err("no multipliers: an empty combination proves nothing".into());
     }
-    let mut combo = vec![Q::zero(); num_vars(m)];
-    let mut previous = None;
+    // Parse: every key rebuilt from (m, N), every multiplier positive, keys increasing.
+    let mut terms = Vec::with_capacity(multipliers.len());
     for (idx, mj) in multipliers.iter().enumerate() {
         let (key, y) = multiplier_from_json(mj, idx)?;
         key.validate(m, length as usize)
             .map_err(|e| format!("multiplier {idx}: {e}"))?;
-        if !y.is_positive() {
-            return Err(format!(
-                "multiplier {idx} is {}, but every multiplier must be positive",
-                format_q(&y)
-            ));
-        }
-        // Strictly increasing keys: canonical, and no constraint counted twice by accident.
-        if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!(
-                "multiplier {idx}: keys must be strictly increasing"
-            ));
-        }
-        for (var, c) in key.coefficients() {
-            combo[var_index(m, var)] += &y * Q::from_integer(BigInt::from(c));
-        }
-        previous = Some(key);
+        check_multiplier(
+            &format!("multiplier {idx}"),
+            &key,
+            &y,
+            terms.last().map(|(k, _)| k),
+        )?;
+        terms.push((key, y));
     }
+    // Combine, exactly, in integers.
+    let mut combo = Combination::new(terms.iter().map(|(_, y)| y))?;
+    for (key, y) in &terms {
+        combo.add(
+            y,
+            key.coefficients()
+                .into_iter()
+                .map(|(var, c)| (var_index(m, var), c)),
+        );
+    }
+    // Compare: `<= 0` on every kernel value, zero on every value variable.
     for j in 0..=m {
-        let c = &combo[var_index(m, Var::Kernel(j))];
-        if c.is_positive() {
+        let v = var_index(m, Var::Kernel(j));
+        if combo.sign(&v) == Ordering::Greater {
             return Err(format!(
                 "the combination has coefficient {} > 0 on kernel value v_{j}",
-                format_q(c)
+                format_q(&combo.coefficient(&v))
             ));
         }
     }
     for w in 0..=m {
         for t in crate::task::types::types_of_row(m, w) {
-            let c = &combo[var_index(m, Var::Value { query_weight: w, t })];
-            if !c.is_zero() {
+            let v = var_index(m, Var::Value { query_weight: w, t });
+            if combo.sign(&v) != Ordering::Equal {
                 return Err(format!(
                     "the combination does not vanish on value w[W={w}][{},{}]: coefficient {}",
                     t.0,
                     t.1,
-                    format_q(c)
+                    format_q(&combo.coefficient(&v))
                 ));
             }
         }

@@ -21,6 +21,7 @@
 //! to the (rescaled) interior point is strictly feasible except at its end and its ratio tends
 //! to `rho`. Both are checked exactly when present; a present but wrong point is an error.
 
+use super::combine::{check_multiplier, Combination};
 use crate::cert::format::{RatioJson, RatioMultiplierJson, RatioPointEntryJson, TokenSpecJson};
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioSide, RatioVar, TokenSpec};
 use crate::rational::{format_q, parse_q, Q};
@@ -174,29 +175,22 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
         return Err("no multipliers: an empty combination proves nothing".into());
     }
     let (oa, ob) = (inst.orbit_a(), inst.orbit_b());
-    let mut combo: BTreeMap<RatioVar, Q> = BTreeMap::new();
-    let mut previous: Option<RatioKey> = None;
+    let mut terms: Vec<(RatioKey, Q)> = Vec::with_capacity(j.multipliers.len());
     for (idx, mj) in j.multipliers.iter().enumerate() {
         let (key, y) = multiplier_from_json(&inst, mj, idx)?;
-        if !y.is_positive() {
-            return Err(format!(
-                "multiplier {idx} is {}, but every multiplier must be positive",
-                format_q(&y)
-            ));
-        }
-        // Strictly increasing keys: canonical, and no constraint counted twice by accident.
-        if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!(
-                "multiplier {idx}: keys must be strictly increasing"
-            ));
-        }
-        for (var, c) in key.coefficients(&inst) {
-            *combo.entry(var).or_insert_with(Q::zero) += &y * Q::from_integer(BigInt::from(c));
-        }
-        previous = Some(key);
+        check_multiplier(
+            &format!("multiplier {idx}"),
+            &key,
+            &y,
+            terms.last().map(|(k, _)| k),
+        )?;
+        terms.push((key, y));
     }
-    let zero = Q::zero();
-    let g = |v: RatioVar| combo.get(&v).unwrap_or(&zero).clone();
+    let mut combo = Combination::new(terms.iter().map(|(_, y)| y))?;
+    for (key, y) in &terms {
+        combo.add(y, key.coefficients(&inst));
+    }
+    let g = |v: RatioVar| combo.coefficient(&v);
     for &o in &inst.orbits() {
         let c = g(RatioVar::Value(o));
         if !c.is_zero() {

@@ -18,13 +18,16 @@ pub struct FileResult {
 }
 
 /// Expands files and directories (recursively) into certificate files, sorted. Files named
-/// explicitly are always taken; inside directories, `*.json` and `*.json.gz` are.
+/// explicitly are always taken (the reader refuses anything but a regular file); inside
+/// directories, regular files named `*.json` and `*.json.gz` are. Symbolic links met inside a
+/// directory are not followed, so a link cycle cannot make the walk endless, and a link to a
+/// device or a FIFO is never opened.
 pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in paths {
         let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
         if meta.is_dir() {
-            walk(p, &mut out)?;
+            walk(p, &mut out, 0)?;
         } else {
             out.push(p.clone());
         }
@@ -32,16 +35,28 @@ pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+/// Deepest directory nesting the walk descends into (without links the tree is finite, but a
+/// bound keeps a pathological tree from exhausting the stack).
+const MAX_WALK_DEPTH: usize = 64;
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> {
+    if depth > MAX_WALK_DEPTH {
+        return Err(format!(
+            "{}: directories nested deeper than {MAX_WALK_DEPTH} levels",
+            dir.display()
+        ));
+    }
+    let mut entries: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_type().ok().map(|t| (e.path(), t)))
         .collect();
-    entries.sort();
-    for e in entries {
-        if e.is_dir() {
-            walk(&e, out)?;
-        } else {
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (e, kind) in entries {
+        // `DirEntry::file_type` does not follow links: a link is neither a file nor a directory.
+        if kind.is_dir() {
+            walk(&e, out, depth + 1)?;
+        } else if kind.is_file() {
             let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if name.ends_with(".json") || name.ends_with(".json.gz") {
                 out.push(e);
@@ -57,7 +72,7 @@ pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
     let outcome = std::panic::catch_unwind(|| read_certificate(path).and_then(|c| check(&c, opts)))
         .unwrap_or_else(|_| {
             Err(
-                "internal error while checking (a bug in the checker); certificate not accepted"
+                "internal error: the checker panicked on this file, which is a bug in nkrank-check (please report it with the file); certificate not accepted"
                     .into(),
             )
         });

@@ -10,6 +10,7 @@
 //! All arithmetic is exact: each row's `k` and `w` are scaled to integers by the least common
 //! denominator, which leaves every sign and every ratio unchanged.
 
+use super::scaled::ScaledModel;
 use super::Model;
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};
@@ -37,16 +38,26 @@ pub struct Witness {
     pub others: Vec<Token>,
 }
 
-/// One row's moments scaled to integers: `k_z`, `w_z` times a common positive denominator.
+/// One row's moments scaled to integers: `k_z`, `w_z` times a common positive constant, in
+/// `i128` when every one has at most [`SMALL_BITS`] bits, else (or when the exact error is
+/// wanted) in big integers.
 struct IntRow {
     q: Token,
+    /// The tokens of the row that are kept (all, or those that can matter; see
+    /// [`super::scaled::ScaledRow`]); positions below index this list.
+    tokens: Vec<Token>,
+    /// Position of `q` in `tokens`.
+    qi: usize,
     level: Vec<u32>,
+    small: Option<(Vec<i128>, Vec<i128>)>,
     k: Vec<BigInt>,
     w: Vec<BigInt>,
 }
 
 impl IntRow {
-    fn new(model: &Model, q: Token, v_cols: &super::SparseMatrix) -> IntRow {
+    /// The reference construction: the row in big rationals, then scaled by its least common
+    /// denominator. Slow (a gcd per operation); kept to cross-check [`IntRow::from_scaled`].
+    fn from_rationals(model: &Model, q: Token, v_cols: &super::SparseMatrix) -> IntRow {
         let (k, w) = model.row_moments(q, v_cols);
         let mut den = BigInt::one();
         for x in k.iter().chain(w.iter()) {
@@ -55,12 +66,60 @@ impl IntRow {
             }
         }
         let scale = |x: &Q| x.numer() * (&den / x.denom());
-        let n = k.len();
-        IntRow {
+        let mut row = IntRow {
             q,
-            level: (0..n).map(|z| overlap(q, z as Token)).collect(),
+            tokens: (0..k.len() as Token).collect(),
+            qi: q as usize,
+            level: levels_of(q, k.len()),
+            small: None,
             k: k.iter().map(scale).collect(),
             w: w.iter().map(scale).collect(),
+        };
+        row.small = row.narrow();
+        row
+    }
+
+    /// The fast construction from a model scaled to integers (machine words where they fit).
+    fn from_scaled(sm: &ScaledModel, q: Token) -> Result<IntRow, String> {
+        let row = sm.row(q)?;
+        let level = row.tokens.iter().map(|&z| overlap(q, z)).collect();
+        let mut out = IntRow {
+            q,
+            tokens: row.tokens,
+            qi: row.qi,
+            level,
+            small: None,
+            k: Vec::new(),
+            w: Vec::new(),
+        };
+        let fits = |v: &[i128]| v.iter().all(|x| x.unsigned_abs() < 1u128 << SMALL_BITS);
+        match (row.small, row.big) {
+            (Some((k, w)), _) if fits(&k) && fits(&w) => out.small = Some((k, w)),
+            (Some((k, w)), _) => {
+                out.k = k.into_iter().map(BigInt::from).collect();
+                out.w = w.into_iter().map(BigInt::from).collect();
+            }
+            (None, Some((k, w))) => {
+                out.k = k;
+                out.w = w;
+                out.small = out.narrow();
+                if out.small.is_some() {
+                    out.k = Vec::new();
+                    out.w = Vec::new();
+                }
+            }
+            (None, None) => return Err("internal error: an empty row".into()),
+        }
+        Ok(out)
+    }
+
+    /// Makes the big-integer form available (the exact error works on it).
+    fn ensure_big(&mut self) {
+        if self.k.is_empty() {
+            if let Some((k, w)) = &self.small {
+                self.k = k.iter().map(|&x| BigInt::from(x)).collect();
+                self.w = w.iter().map(|&x| BigInt::from(x)).collect();
+            }
         }
     }
 
@@ -90,9 +149,7 @@ impl IntRow {
         r: &BigInt,
     ) -> (BigInt, Option<(usize, usize)>) {
         let c = Self::coefficients(tau, side, p, r);
-        min_over_multisets(&self.level, self.q as usize, length, tau, |z| {
-            self.term(z, &c)
-        })
+        min_over_multisets(&self.level, self.qi, length, tau, |z| self.term(z, &c))
     }
 
     /// The row's moments as `i128` when every one has at most [`SMALL_BITS`] bits, so that the
@@ -115,8 +172,8 @@ impl IntRow {
     fn witness(&self, length: usize, ab: Option<(usize, usize)>) -> Witness {
         let mut others = Vec::new();
         if let Some((a, b)) = ab {
-            others.push(a as Token);
-            others.extend(std::iter::repeat_n(b as Token, length - 2));
+            others.push(self.tokens[a]);
+            others.extend(std::iter::repeat_n(self.tokens[b], length - 2));
         }
         Witness {
             query: self.q,
@@ -142,7 +199,7 @@ impl IntRow {
     /// every term is `2 w - (2 tau - 1) k` or `(2 tau + 1) k - 2 w` with `|k|, |w| < 2^100` and
     /// `tau <= 64`, so below `2^108`, and a total adds at most 64 of them: no overflow.
     fn first_failure(&self, length: usize) -> Option<Witness> {
-        let small = self.narrow();
+        let small = &self.small;
         let (p, r) = (BigInt::one(), BigInt::from(2));
         for tau in self.taus(length) {
             for side in [Side::Low, Side::High] {
@@ -154,7 +211,7 @@ impl IntRow {
                             Side::High => (-2, 2 * t + 1),
                         };
                         let (total, ab) =
-                            min_over_multisets(&self.level, self.q as usize, length, tau, |z| {
+                            min_over_multisets(&self.level, self.qi, length, tau, |z| {
                                 cw * w[z] + ck * k[z]
                             });
                         (total > 0, ab)
@@ -175,8 +232,8 @@ impl IntRow {
     /// Kernel mass of `S` and the signed error `y - tau` of `S` as an exact rational
     /// (`None` if the mass is zero).
     fn error_of(&self, length: usize, tau: u32, ab: Option<(usize, usize)>) -> Option<Q> {
-        let mut ks = self.k[self.q as usize].clone();
-        let mut ws = self.w[self.q as usize].clone();
+        let mut ks = self.k[self.qi].clone();
+        let mut ws = self.w[self.qi].clone();
         if let Some((a, b)) = ab {
             let mult = BigInt::from(length - 2);
             ks += &self.k[a] + &self.k[b] * &mult;
@@ -193,7 +250,7 @@ impl IntRow {
     /// lightest `b` at level `>= tau`) does.
     fn valid(&self, length: usize) -> bool {
         self.taus(length).all(|tau| {
-            let mut mass = self.k[self.q as usize].clone();
+            let mut mass = self.k[self.qi].clone();
             if length > 1 {
                 let lightest = |pred: &dyn Fn(u32) -> bool| {
                     (0..self.k.len())
@@ -211,7 +268,8 @@ impl IntRow {
 
     /// Exact maximal error of this row (Dinkelbach's method on every level and side), or `None`
     /// if some multiset has zero kernel mass.
-    fn max_error(&self, length: usize) -> Option<Q> {
+    fn max_error(&mut self, length: usize) -> Option<Q> {
+        self.ensure_big();
         if !self.valid(length) {
             return None;
         }
@@ -274,6 +332,10 @@ where
     (own + va + vb * T::from(length as i64 - 2), Some((a, b)))
 }
 
+fn levels_of(q: Token, n: usize) -> Vec<u32> {
+    (0..n).map(|z| overlap(q, z as Token)).collect()
+}
+
 /// Outcome of the fast exact check of a model.
 #[derive(Clone, Debug)]
 pub struct Verdict {
@@ -283,29 +345,22 @@ pub struct Verdict {
     pub failure: Option<Witness>,
 }
 
-/// Decides exactly whether the model's error is below 1/2 on every input of length `length`.
-pub fn verdict(model: &Model, length: usize) -> Verdict {
-    let v_cols = model.v().transpose();
-    let n = num_tokens(model.m());
-    let failure = (0..n)
-        .into_par_iter()
-        .find_map_first(|q| IntRow::new(model, q as Token, &v_cols).first_failure(length));
-    Verdict {
-        solves: failure.is_none(),
-        failure,
+/// One row's verdict and (when asked) exact maximal error; `Err` carries a failing sequence.
+fn row_outcome(
+    mut row: IntRow,
+    length: usize,
+    with_error: bool,
+) -> Result<Option<Option<Q>>, Witness> {
+    if let Some(w) = row.first_failure(length) {
+        return Err(w);
     }
+    Ok(with_error.then(|| row.max_error(length)))
 }
 
-/// Exact maximal error over all inputs, or `None` if the model is invalid on some input.
-pub fn max_error(model: &Model, length: usize) -> Option<Q> {
-    let v_cols = model.v().transpose();
-    let n = num_tokens(model.m());
-    let per_row: Vec<Option<Q>> = (0..n)
-        .into_par_iter()
-        .map(|q| IntRow::new(model, q as Token, &v_cols).max_error(length))
-        .collect();
+/// The worst of the rows' errors (`None` inside when some input has zero kernel mass).
+fn worst_error(errors: impl IntoIterator<Item = Option<Q>>) -> Option<Q> {
     let mut worst = Q::zero();
-    for e in per_row {
+    for e in errors {
         let e = e?;
         if e > worst {
             worst = e;
@@ -314,20 +369,55 @@ pub fn max_error(model: &Model, length: usize) -> Option<Q> {
     Some(worst)
 }
 
+/// Decides exactly whether the model's error is below 1/2 on every input of length `length`.
+pub fn verdict(model: &Model, length: usize) -> Verdict {
+    verdict_and_max_error(model, length, false).0
+}
+
+/// Exact maximal error over all inputs, or `None` if the model is invalid on some input.
+pub fn max_error(model: &Model, length: usize) -> Option<Q> {
+    let n = num_tokens(model.m());
+    let rows: Vec<Option<Q>> = match ScaledModel::new(model) {
+        Ok(sm) => (0..n)
+            .into_par_iter()
+            .map(|q| match IntRow::from_scaled(&sm, q as Token) {
+                Ok(mut row) => row.max_error(length),
+                Err(_) => reference_row(model, q as Token).max_error(length),
+            })
+            .collect(),
+        Err(_) => (0..n)
+            .into_par_iter()
+            .map(|q| reference_row(model, q as Token).max_error(length))
+            .collect(),
+    };
+    worst_error(rows)
+}
+
+fn reference_row(model: &Model, q: Token) -> IntRow {
+    IntRow::from_rationals(model, q, &model.v().transpose())
+}
+
 /// The verdict and, when `with_error` is set, the exact maximal error, computing each row's
-/// kernel only once (the big-rational kernel dominates the cost of a check). The error is
-/// `None` when not asked for; `Some(None)` means some input has zero kernel mass.
+/// kernel only once. The error is `None` when not asked for;
+/// `Some(None)` means some input has zero kernel mass. The failure reported is the first in
+/// row order (the error is computed on failing models too). Models over the cost caps of [`ScaledModel::new`] (which only a hostile file
+/// would have) are evaluated by the slow reference path; the checker uses [`check_rows`],
+/// which refuses them instead.
 pub fn verdict_and_max_error(
     model: &Model,
     length: usize,
     with_error: bool,
 ) -> (Verdict, Option<Option<Q>>) {
-    let v_cols = model.v().transpose();
     let n = num_tokens(model.m());
+    let scaled = ScaledModel::new(model).ok();
+    let v_cols = model.v().transpose();
     let rows: Vec<(Option<Witness>, Option<Option<Q>>)> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let row = IntRow::new(model, q as Token, &v_cols);
+            let mut row = scaled
+                .as_ref()
+                .and_then(|sm| IntRow::from_scaled(sm, q as Token).ok())
+                .unwrap_or_else(|| IntRow::from_rationals(model, q as Token, &v_cols));
             (
                 row.first_failure(length),
                 with_error.then(|| row.max_error(length)),
@@ -335,16 +425,7 @@ pub fn verdict_and_max_error(
         })
         .collect();
     let failure = rows.iter().find_map(|(f, _)| f.clone());
-    let error = with_error.then(|| {
-        let mut worst = Q::zero();
-        for (_, e) in &rows {
-            let e = e.clone().flatten()?;
-            if e > worst {
-                worst = e;
-            }
-        }
-        Some(worst)
-    });
+    let error = with_error.then(|| worst_error(rows.into_iter().map(|(_, e)| e.flatten())));
     (
         Verdict {
             solves: failure.is_none(),
@@ -352,4 +433,47 @@ pub fn verdict_and_max_error(
         },
         error,
     )
+}
+
+/// The verdict by the reference construction alone (big rationals, no scaling), for tests
+/// that cross-check the fast path.
+pub fn verdict_reference(model: &Model, length: usize) -> Verdict {
+    let v_cols = model.v().transpose();
+    let n = num_tokens(model.m());
+    let failure = (0..n).into_par_iter().find_map_first(|q| {
+        IntRow::from_rationals(model, q as Token, &v_cols).first_failure(length)
+    });
+    Verdict {
+        solves: failure.is_none(),
+        failure,
+    }
+}
+
+/// Why the checker did not accept a model.
+#[derive(Clone, Debug)]
+pub enum RowsRefused {
+    /// The model fails on this sequence (some failing row; not necessarily the first).
+    Fails(Witness),
+    /// The model's numbers are over the cost caps of the format.
+    TooCostly(String),
+}
+
+/// The checker's pass: every row in parallel, stopping at the first failing row found, with
+/// the exact maximal error when `with_error` is set (`Some(None)`: some input has zero kernel
+/// mass) and the model is accepted.
+pub fn check_rows(
+    model: &Model,
+    length: usize,
+    with_error: bool,
+) -> Result<Option<Option<Q>>, RowsRefused> {
+    let n = num_tokens(model.m());
+    let sm = ScaledModel::new(model).map_err(RowsRefused::TooCostly)?;
+    let rows: Vec<Option<Option<Q>>> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
+            row_outcome(row, length, with_error).map_err(RowsRefused::Fails)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(with_error.then(|| worst_error(rows.into_iter().map(|e| e.flatten()))))
 }

@@ -5,6 +5,7 @@
 pub mod bruteforce;
 pub mod levels;
 pub mod matrix;
+pub mod scaled;
 
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};

@@ -1,0 +1,163 @@
+//! The one exact Motzkin/Farkas combination every lower-bound kind uses.
+//!
+//! A kind names constraints by keys and gives each a positive multiplier `y_i`; the checker
+//! rebuilds each constraint's integer coefficients from the key and adds `y_i` times them.
+//! Instead of summing rationals (a gcd per addition, and sizes that grow with every distinct
+//! denominator), the multipliers are first brought to their least common denominator `D`:
+//! `D y_i` is an integer, and the combination is accumulated as `D` times itself in integers.
+//! Signs, zeros and ratios of the combination's coefficients are those of the true
+//! combination, since `D > 0`. The cost model caps the size of `D`
+//! ([`MAX_COMBINATION_DENOMINATOR_BITS`]) before any sum is formed, so a file of `B` bytes
+//! costs `O(B * cap)` word operations here (`docs/CERTIFICATES.md`, "Cost model").
+//!
+//! Use: collect `(key, y)` pairs, checking each with [`check_multiplier`]; build a
+//! [`Combination`] from all the multipliers; [`Combination::add`] each key's coefficients;
+//! then test signs with [`Combination::sign`].
+
+use crate::rational::{format_q, Q};
+use num_bigint::BigInt;
+use num_traits::{One, Signed, Zero};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// Largest bit size of the common denominator of the multipliers of one combination (about
+/// 20 000 decimal digits). Every committed certificate stays far below; a file whose
+/// multipliers have many large, pairwise distinct denominators is refused before any work.
+pub const MAX_COMBINATION_DENOMINATOR_BITS: u64 = 1 << 16;
+
+/// Checks one multiplier of a combination: `y > 0`, and its key strictly after the previous
+/// one (canonical, and no constraint counted twice by accident). `what` names it in messages.
+pub fn check_multiplier<K: Ord>(
+    what: &str,
+    key: &K,
+    y: &Q,
+    previous: Option<&K>,
+) -> Result<(), String> {
+    if !y.is_positive() {
+        return Err(format!(
+            "{what} is {}, but every multiplier must be positive",
+            format_q(y)
+        ));
+    }
+    if previous.is_some_and(|p| p >= key) {
+        return Err(format!("{what}: keys must be strictly increasing"));
+    }
+    Ok(())
+}
+
+/// A linear combination `sum_i y_i a_i` over variables `V`, held exactly as `D` times itself
+/// in integers, `D > 0` the least common denominator of the multipliers.
+#[derive(Clone, Debug)]
+pub struct Combination<V: Ord> {
+    den: BigInt,
+    coefficients: BTreeMap<V, BigInt>,
+}
+
+impl<V: Ord + Clone> Combination<V> {
+    /// Prepares a combination whose multipliers (of any sign: relations may carry negative
+    /// ones) are among `multipliers`; refuses when their common denominator is over the cap.
+    pub fn new<'a>(multipliers: impl IntoIterator<Item = &'a Q>) -> Result<Self, String> {
+        let mut den = BigInt::one();
+        for y in multipliers {
+            let d = y.denom();
+            if d.is_one() {
+                continue;
+            }
+            den = crate::model::scaled::lcm_with(&den, d);
+            if den.bits() > MAX_COMBINATION_DENOMINATOR_BITS {
+                return Err(format!(
+                    "the multipliers' common denominator has more than {MAX_COMBINATION_DENOMINATOR_BITS} bits, over the cost cap of the format"
+                ));
+            }
+        }
+        Ok(Combination {
+            den,
+            coefficients: BTreeMap::new(),
+        })
+    }
+
+    /// Adds `y` times the constraint whose coefficients are `coefficients`. `y` must be one of
+    /// the multipliers given to [`Combination::new`] (so that `D y` is an integer).
+    pub fn add(&mut self, y: &Q, coefficients: impl IntoIterator<Item = (V, i64)>) {
+        let scaled = y.numer() * (&self.den / y.denom());
+        for (var, c) in coefficients {
+            let term = &scaled * BigInt::from(c);
+            match self.coefficients.get_mut(&var) {
+                Some(x) => *x += term,
+                None => {
+                    self.coefficients.insert(var, term);
+                }
+            }
+        }
+    }
+
+    /// The sign of the combination's coefficient on `var`.
+    pub fn sign(&self, var: &V) -> Ordering {
+        self.coefficients
+            .get(var)
+            .map_or(Ordering::Equal, |x| x.sign().cmp(&num_bigint::Sign::NoSign))
+    }
+
+    /// The combination's coefficient on `var`, exactly (for messages and comparisons).
+    pub fn coefficient(&self, var: &V) -> Q {
+        self.coefficients
+            .get(var)
+            .map_or_else(Q::zero, |x| Q::new(x.clone(), self.den.clone()))
+    }
+
+    /// The variables with a nonzero coefficient, in order, with the coefficient's sign.
+    pub fn nonzero(&self) -> impl Iterator<Item = (&V, Ordering)> + '_ {
+        self.coefficients
+            .iter()
+            .filter(|(_, x)| !x.is_zero())
+            .map(|(v, x)| (v, x.sign().cmp(&num_bigint::Sign::NoSign)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rational::q;
+
+    #[test]
+    fn integer_accumulation_equals_the_rational_sum() {
+        let ys = [q(1, 3), q(5, 6), q(7, 10), q(2, 1)];
+        let rows: [&[(u8, i64)]; 4] = [
+            &[(0, 1), (1, -2)],
+            &[(1, 3)],
+            &[(0, -4), (2, 1)],
+            &[(2, -1)],
+        ];
+        let mut c = Combination::new(ys.iter()).unwrap();
+        let mut exact: BTreeMap<u8, Q> = BTreeMap::new();
+        for (y, row) in ys.iter().zip(rows) {
+            c.add(y, row.iter().copied());
+            for &(v, a) in row {
+                *exact.entry(v).or_insert_with(Q::zero) += y * Q::from_integer(BigInt::from(a));
+            }
+        }
+        for (v, x) in &exact {
+            assert_eq!(&c.coefficient(v), x, "variable {v}");
+            assert_eq!(c.sign(v), x.cmp(&Q::zero()), "variable {v}");
+        }
+        assert_eq!(c.sign(&9), Ordering::Equal);
+    }
+
+    #[test]
+    fn a_huge_common_denominator_is_refused_before_summing() {
+        let big = BigInt::from(10).pow(4000);
+        let ys: Vec<Q> = (1..40)
+            .map(|i| Q::new(BigInt::one(), &big + BigInt::from(i)))
+            .collect();
+        let e = Combination::<u8>::new(ys.iter()).unwrap_err();
+        assert!(e.contains("cost cap"), "{e}");
+    }
+
+    #[test]
+    fn multipliers_must_be_positive_and_increasing() {
+        assert!(check_multiplier("m", &2, &q(1, 2), Some(&1)).is_ok());
+        assert!(check_multiplier("m", &2, &q(-1, 2), Some(&1)).is_err());
+        assert!(check_multiplier("m", &2, &q(0, 1), None).is_err());
+        assert!(check_multiplier("m", &1, &q(1, 2), Some(&1)).is_err());
+    }
+}

@@ -1,0 +1,295 @@
+//! A seeded mutation fuzzer over the committed certificates, on the stable toolchain.
+//!
+//! Each case mutates one committed file (bytes, numbers, arrays, fields) and runs the reader and
+//! the checker on it in process. It asserts: no panic; an answer (accepted or rejected) within a
+//! hang guard; a rejection's reason is one line; and every accepted mutant is still a true
+//! statement, re-checked independently: by enumeration of every multiset (models with `m <= 4`),
+//! by the big-rational reference verdict (larger models), on concrete tokens (rank-1
+//! certificates), and, for the other lower bounds, by consistency with every committed upper
+//! bound. It prints its own statistics.
+//!
+//! Default: 2000 cases, seed 1. Longer runs: `NKRANK_FUZZ_CASES=100000 NKRANK_FUZZ_SEED=7
+//! cargo test --release -p nkrank-core --test fuzz -- --nocapture`.
+
+mod common;
+
+use common::{farkas_holds_on_concrete_tokens, model_solves_by_enumeration};
+use nkrank_core::cert::convert::model_from_json;
+use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
+use nkrank_core::cert::io::{parse_certificate, read_bytes};
+use nkrank_core::check::table::{build_table, contradictions};
+use nkrank_core::check::{check, CheckOptions, Proven};
+use nkrank_core::model::levels::verdict_reference;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// An answer slower than this is a hang (measured times live in `docs/BENCHMARKS.md`).
+const HANG: Duration = Duration::from_secs(60);
+/// Files larger than this (after decompression) are left out of the corpus, to keep a run short.
+const MAX_CORPUS_BYTES: usize = 60_000;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+struct Seed {
+    name: String,
+    bytes: Vec<u8>,
+    doc: Value,
+}
+
+fn corpus() -> (Vec<Seed>, Vec<Proven>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates");
+    let files = nkrank_core::check::report::collect_files(&[root]).unwrap();
+    let mut seeds = Vec::new();
+    let mut proven = Vec::new();
+    for f in files {
+        let bytes = read_bytes(&f).unwrap();
+        let cert = parse_certificate(&bytes).unwrap();
+        proven.push(check(&cert, CheckOptions::default()).unwrap());
+        if bytes.len() <= MAX_CORPUS_BYTES {
+            let doc = serde_json::from_slice(&bytes).unwrap();
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            seeds.push(Seed { name, bytes, doc });
+        }
+    }
+    (seeds, proven)
+}
+
+/// Values an attacker likes.
+const INTERESTING: &[&str] = &[
+    "null",
+    "[]",
+    "{}",
+    "0",
+    "-1",
+    "1e999",
+    "18446744073709551616",
+    "4294967296",
+    "\"1/0\"",
+    "\"-0\"",
+    "\"é\"",
+    "true",
+    "false",
+    "\"\"",
+];
+
+fn mutate_bytes(rng: &mut ChaCha8Rng, bytes: &mut Vec<u8>) {
+    if bytes.is_empty() {
+        bytes.push(b'{');
+        return;
+    }
+    let at = rng.gen_range(0..bytes.len());
+    match rng.gen_range(0..5) {
+        0 => bytes[at] = rng.gen(),
+        1 => {
+            let end = (at + rng.gen_range(1..16)).min(bytes.len());
+            bytes.drain(at..end);
+        }
+        2 => {
+            let end = (at + rng.gen_range(1..64)).min(bytes.len());
+            let span: Vec<u8> = bytes[at..end].to_vec();
+            bytes.splice(at..at, span);
+        }
+        3 => {
+            let tok = INTERESTING.choose(rng).unwrap().as_bytes();
+            bytes.splice(at..at, tok.iter().copied());
+        }
+        _ => bytes.truncate(at),
+    }
+}
+
+/// Every node of the document, as JSON pointers.
+fn pointers(v: &Value, path: String, out: &mut Vec<String>) {
+    out.push(path.clone());
+    match v {
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| pointers(x, format!("{path}/{i}"), out)),
+        Value::Object(o) => o.iter().for_each(|(k, x)| {
+            pointers(
+                x,
+                format!("{path}/{}", k.replace('~', "~0").replace('/', "~1")),
+                out,
+            )
+        }),
+        _ => {}
+    }
+}
+
+fn mutate_value(rng: &mut ChaCha8Rng, doc: &mut Value) {
+    let mut ptrs = Vec::new();
+    pointers(doc, String::new(), &mut ptrs);
+    let ptr = ptrs.choose(rng).unwrap().clone();
+    let Some(node) = doc.pointer_mut(&ptr) else {
+        return;
+    };
+    match node {
+        Value::Number(n) => {
+            let x = n.as_u64().unwrap_or(0);
+            *node = Value::from(match rng.gen_range(0..4) {
+                0 => x.wrapping_add(1),
+                1 => x.saturating_sub(1),
+                2 => u64::MAX,
+                _ => 0,
+            });
+        }
+        Value::String(s) => {
+            let new = match rng.gen_range(0..6) {
+                0 => format!("-{s}"),
+                1 => format!("{s}1"),
+                2 => format!(
+                    "1/{}{}",
+                    "1".repeat(rng.gen_range(1..4000)),
+                    rng.gen_range(0..10)
+                ),
+                3 => s.replacen('1', "2", 1),
+                4 => "0".into(),
+                _ => s.chars().rev().collect(),
+            };
+            *s = new;
+        }
+        Value::Array(a) if !a.is_empty() => {
+            let i = rng.gen_range(0..a.len());
+            match rng.gen_range(0..3) {
+                0 => {
+                    a.remove(i);
+                }
+                1 => {
+                    let x = a[i].clone();
+                    a.insert(i, x);
+                }
+                _ => {
+                    let j = rng.gen_range(0..a.len());
+                    a.swap(i, j);
+                }
+            }
+        }
+        Value::Object(o) if !o.is_empty() => {
+            let keys: Vec<String> = o.keys().cloned().collect();
+            let k = keys.choose(rng).unwrap();
+            match rng.gen_range(0..3) {
+                0 => {
+                    o.remove(k);
+                }
+                1 => {
+                    o.insert(k.clone(), Value::Null);
+                }
+                _ => {
+                    let x = o[k].clone();
+                    o.insert(k.clone(), Value::Array(vec![x]));
+                }
+            }
+        }
+        _ => *node = serde_json::from_str(INTERESTING.choose(rng).unwrap()).unwrap(),
+    }
+}
+
+/// Independent confirmation that an accepted certificate states a truth.
+fn still_true(cert: &CertificateFile, proven: &Proven, committed: &[Proven]) -> Result<(), String> {
+    match cert.kind.as_str() {
+        KIND_MODEL if cert.m <= 4 => model_solves_by_enumeration(cert)
+            .then_some(())
+            .ok_or("accepted model fails by enumeration".into()),
+        KIND_MODEL => {
+            let model = model_from_json(
+                cert.model.as_ref().unwrap(),
+                cert.m,
+                cert.claim.rank as usize,
+            )?;
+            verdict_reference(&model, cert.length as usize)
+                .solves
+                .then_some(())
+                .ok_or("accepted model fails by the reference verdict".into())
+        }
+        KIND_RANK1 if !farkas_holds_on_concrete_tokens(cert) => {
+            Err("accepted rank-1 certificate fails on concrete tokens".into())
+        }
+        _ => {
+            let mut all = committed.to_vec();
+            all.push(proven.clone());
+            let c = contradictions(&build_table(&all));
+            c.is_empty()
+                .then_some(())
+                .ok_or(format!("accepted certificate contradicts the table: {c:?}"))
+        }
+    }
+}
+
+#[test]
+fn mutants_never_panic_hang_or_prove_falsehoods() {
+    let cases = env_u64("NKRANK_FUZZ_CASES", 2000);
+    let seed = env_u64("NKRANK_FUZZ_SEED", 1);
+    let (seeds, committed) = corpus();
+    assert!(seeds.len() >= 10, "corpus too small: {}", seeds.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut accepted, mut unparsed, mut rejected, mut changed_accepted) = (0u64, 0u64, 0u64, 0u64);
+    let mut slowest = (Duration::ZERO, String::new());
+    let opts = CheckOptions::default();
+    for case in 0..cases {
+        let s = seeds.choose(&mut rng).unwrap();
+        let bytes = if rng.gen_bool(0.4) {
+            let mut b = s.bytes.clone();
+            for _ in 0..rng.gen_range(1..=2) {
+                mutate_bytes(&mut rng, &mut b);
+            }
+            b
+        } else {
+            let mut d = s.doc.clone();
+            for _ in 0..rng.gen_range(1..=2) {
+                mutate_value(&mut rng, &mut d);
+            }
+            serde_json::to_vec(&d).unwrap()
+        };
+        let label = format!("case {case} (seed {seed}, from {})", s.name);
+        let start = Instant::now();
+        let outcome = std::panic::catch_unwind(|| {
+            parse_certificate(&bytes).map(|c| {
+                let r = check(&c, opts);
+                (c, r)
+            })
+        });
+        let took = start.elapsed();
+        let Ok(outcome) = outcome else {
+            panic!("{label}: the checker panicked")
+        };
+        assert!(took < HANG, "{label}: no answer within {HANG:?}");
+        if took > slowest.0 {
+            slowest = (took, label.clone());
+        }
+        match outcome {
+            Err(e) => {
+                assert!(!e.contains('\n'), "{label}: multi-line reason {e:?}");
+                unparsed += 1;
+            }
+            Ok((_, Err(e))) => {
+                assert!(!e.contains('\n'), "{label}: multi-line reason {e:?}");
+                rejected += 1;
+            }
+            Ok((cert, Ok(p))) => {
+                if let Err(e) = still_true(&cert, &p, &committed) {
+                    panic!("{label}: {e}");
+                }
+                accepted += 1;
+                if bytes != s.bytes {
+                    changed_accepted += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "fuzz: {cases} cases (seed {seed}) over {} files: {unparsed} unreadable, {rejected} rejected, {accepted} accepted ({changed_accepted} with changed bytes, each re-checked independently); slowest {:?} ({})",
+        seeds.len(),
+        slowest.0,
+        slowest.1
+    );
+    assert_eq!(unparsed + rejected + accepted, cases);
+}

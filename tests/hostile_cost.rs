@@ -1,0 +1,311 @@
+//! One test per hostile input of the cost model (`docs/CERTIFICATES.md`, "Cost model"): files
+//! built here from parameters, each answered with a clean one-line verdict (exit 0, 1 or 2) and
+//! never a hang. The time guard only catches a hang (it is far above the measured times, which
+//! live in `docs/BENCHMARKS.md`).
+
+use nkrank_core::rank1::{ConstraintKey, SideKey};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A run that takes this long is a hang, not a slow answer.
+const HANG: Duration = Duration::from_secs(300);
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("nkrank-cost-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn committed(rel: &str) -> Value {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("certificates")
+        .join(rel);
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Runs the checker on `args`; returns (exit code, output). Panics on a hang.
+fn run(args: &[&Path]) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nkrank-check"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > HANG {
+            child.kill().unwrap();
+            panic!("nkrank-check did not answer within {HANG:?} on {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!text.contains("panicked"), "panic: {text}");
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// Writes `doc` and expects exit `code` with `needle` on the file's (single) report line.
+fn expect(dir: &Path, name: &str, doc: &[u8], code: i32, needle: &str) {
+    let p = dir.join(name);
+    std::fs::write(&p, doc).unwrap();
+    let (got, text) = run(&[&p]);
+    assert_eq!(got, code, "{name}: exit {got}: {text}");
+    let line = text
+        .lines()
+        .find(|l| l.contains(name))
+        .unwrap_or_else(|| panic!("{name}: no report line: {text}"));
+    assert!(line.contains(needle), "{name}: {needle:?} not in {line:?}");
+}
+
+/// `1/(10^digits + i)`: each under the length cap, pairwise distinct denominators.
+fn tiny(digits: usize, i: usize) -> String {
+    let mut d = format!("1{}", "0".repeat(digits));
+    let tail = i.to_string();
+    d.truncate(d.len() - tail.len());
+    d.push_str(&tail);
+    format!("1/{d}")
+}
+
+/// Every valid constraint key of the reduced rank-1 system for `(m, N)`, in order.
+fn rank1_keys(m: u32, length: usize) -> Vec<ConstraintKey> {
+    let mut keys = Vec::new();
+    for w in 0..=m {
+        let types: Vec<(u32, u32)> = (0..=w)
+            .flat_map(|a| (0..=m - w).map(move |b| (a, b)))
+            .collect();
+        for side in [SideKey::Low, SideKey::High] {
+            for (i, &t1) in types.iter().enumerate() {
+                for &t2 in &types[i..] {
+                    let k = ConstraintKey {
+                        query_weight: w,
+                        side,
+                        others: vec![t1, t2][..length - 1].to_vec(),
+                    };
+                    if k.validate(m, length).is_ok() {
+                        keys.push(k);
+                    }
+                }
+            }
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+fn rank1_file(m: u32, ys: &[String]) -> Vec<u8> {
+    let keys = rank1_keys(m, 3);
+    assert!(keys.len() >= ys.len());
+    let mults: Vec<Value> = keys
+        .iter()
+        .zip(ys)
+        .map(|(k, y)| {
+            json!({
+                "query_weight": k.query_weight,
+                "side": if k.side == SideKey::Low { "low" } else { "high" },
+                "others": k.others,
+                "y": y,
+            })
+        })
+        .collect();
+    serde_json::to_vec(&json!({
+        "format": "nkrank-certificate", "version": 1, "kind": "rank1-infeasible",
+        "m": m, "length": 3, "claim": {"bound": "lower", "rank": 2},
+        "multipliers": mults,
+    }))
+    .unwrap()
+}
+
+#[test]
+fn many_huge_distinct_denominators_in_a_rank1_certificate() {
+    let dir = scratch("rank1");
+    for count in [40, 80] {
+        let ys: Vec<String> = (0..count).map(|i| tiny(4000, i + 1)).collect();
+        expect(
+            &dir,
+            &format!("r1-{count}.json"),
+            &rank1_file(4, &ys),
+            1,
+            "cost cap",
+        );
+    }
+    // A few such multipliers are under the cap: checked (and rejected: not a proof) at once.
+    let ys: Vec<String> = (0..3).map(|i| tiny(4000, i + 1)).collect();
+    expect(&dir, "r1-3.json", &rank1_file(4, &ys), 1, "combination");
+}
+
+#[test]
+fn huge_denominators_in_a_case_tree_leaf_and_in_lemmas() {
+    let dir = scratch("lemmas");
+    let mut tree = committed("len3/m05-lower-r3-case-tree.json");
+    for (i, mj) in tree["case_tree"]["leaves"][0]["multipliers"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        mj["y"] = json!(tiny(4000, i + 1));
+    }
+    expect(
+        &dir,
+        "tree.json",
+        &serde_json::to_vec(&tree).unwrap(),
+        1,
+        "cost cap",
+    );
+    let mut fooling = committed("len3/m11-lower-r3-fooling-set.json");
+    for (i, mj) in fooling["fooling"]["lemmas"][0]["multipliers"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        mj["y"] = json!(tiny(4000, i + 1));
+    }
+    expect(
+        &dir,
+        "fooling.json",
+        &serde_json::to_vec(&fooling).unwrap(),
+        1,
+        "lemma",
+    );
+    // The lemma alone, as a row-ratio certificate.
+    let lemma = json!({
+        "format": "nkrank-certificate", "version": 1, "kind": "row-ratio",
+        "m": fooling["m"], "length": fooling["length"], "claim": {"bound": "lemma", "rank": 0},
+        "ratio": fooling["fooling"]["lemmas"][0],
+    });
+    expect(
+        &dir,
+        "ratio.json",
+        &serde_json::to_vec(&lemma).unwrap(),
+        1,
+        "combination",
+    );
+}
+
+/// A rank-1 model `U = 1`, `V[z] = v(z)`, with level values `gamma[q][s] = value(q, s)`.
+fn rank1_model(
+    m: u32,
+    v: impl Fn(usize) -> String,
+    value: impl Fn(usize, u32) -> String,
+) -> Vec<u8> {
+    let n = 1usize << m;
+    let u: Vec<Value> = (0..n).map(|q| json!([q, 0, "1"])).collect();
+    let vv: Vec<Value> = (0..n).map(|z| json!([z, 0, v(z)])).collect();
+    let gamma: Vec<Vec<String>> = (0..n)
+        .map(|q| (0..=(q as u32).count_ones()).map(|s| value(q, s)).collect())
+        .collect();
+    serde_json::to_vec(&json!({
+        "format": "nkrank-certificate", "version": 1, "kind": "model",
+        "m": m, "length": 3, "claim": {"bound": "upper", "rank": 1},
+        "model": {
+            "U": {"rows": n, "cols": 1, "entries": u},
+            "V": {"rows": n, "cols": 1, "entries": vv},
+            "values": {"encoding": "levels", "gamma": gamma},
+        },
+    }))
+    .unwrap()
+}
+
+#[test]
+fn models_with_huge_feature_denominators() {
+    let dir = scratch("models");
+    // m = 8: checked exactly (the model does not solve the task).
+    let doc = rank1_model(8, |z| tiny(100, z + 1), |_, s| s.to_string());
+    expect(&dir, "m8.json", &doc, 1, "does not solve");
+    // m = 12: over the cost cap for this m.
+    let doc = rank1_model(12, |z| tiny(1000, z + 1), |_, s| s.to_string());
+    expect(&dir, "m12.json", &doc, 1, "cost cap");
+    // m = 12, small numbers: the first failing row ends the check.
+    let doc = rank1_model(12, |_| "1".into(), |_, _| "0".into());
+    expect(&dir, "m12-zero.json", &doc, 1, "does not solve");
+}
+
+#[test]
+fn oversized_content_is_refused_while_reading() {
+    let dir = scratch("big");
+    // A gzip stream that inflates past the cap (a few hundred kilobytes compressed).
+    let cap = nkrank_core::cert::io::MAX_CERTIFICATE_BYTES as usize;
+    let p = dir.join("bomb.json.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&p).unwrap(),
+        flate2::Compression::best(),
+    );
+    enc.write_all(b"{\"format\": \"").unwrap();
+    let chunk = vec![b' '; 1 << 20];
+    for _ in 0..(cap >> 20) + 2 {
+        enc.write_all(&chunk).unwrap();
+    }
+    enc.finish().unwrap();
+    let (code, text) = run(&[&p]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("larger than"), "{text}");
+    // Many identical multipliers, under the cap: refused at the second one.
+    let keys = rank1_keys(4, 3);
+    let one = json!({
+        "query_weight": keys[0].query_weight, "side": "low", "others": keys[0].others, "y": "1"
+    });
+    let doc = json!({
+        "format": "nkrank-certificate", "version": 1, "kind": "rank1-infeasible",
+        "m": 4, "length": 3, "claim": {"bound": "lower", "rank": 2},
+        "multipliers": vec![one; 200_000],
+    });
+    expect(
+        &dir,
+        "same.json",
+        &serde_json::to_vec(&doc).unwrap(),
+        1,
+        "strictly increasing",
+    );
+}
+
+#[test]
+fn only_regular_files_are_read() {
+    let dir = scratch("links");
+    let good =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3/m02-upper-r1-model.json");
+    std::fs::copy(&good, dir.join("good.json")).unwrap();
+    // Two links to the directory itself: the walk does not follow them.
+    std::os::unix::fs::symlink(".", dir.join("a")).unwrap();
+    std::os::unix::fs::symlink(".", dir.join("b")).unwrap();
+    // A link to a device and a FIFO, both with certificate names.
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.json")).unwrap();
+    let fifo = dir.join("x.json");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .map(|s| s.success());
+    let (code, text) = run(&[&dir]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("1 passed, 0 failed"), "{text}");
+    // Named explicitly, the device and the FIFO are refused at once.
+    let (code, text) = run(&[&dir.join("zero.json")]);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("not a regular file"), "{text}");
+    if made.unwrap_or(false) {
+        let (code, text) = run(&[&fifo]);
+        assert_eq!(code, 1, "{text}");
+        assert!(text.contains("not a regular file"), "{text}");
+    }
+}
+
+#[test]
+fn a_multibyte_character_in_a_malformed_rational() {
+    let dir = scratch("utf8");
+    let y = format!("{}é{}", "1".repeat(39), "2".repeat(40));
+    let doc = rank1_file(4, &[y]);
+    expect(&dir, "utf8.json", &doc, 1, "malformed rational");
+}
