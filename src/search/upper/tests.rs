@@ -22,7 +22,10 @@ fn far() -> Instant {
 
 /// Exact agreement of the fast verdict, the exact maximal error and brute force.
 fn assert_solves(model: &Model, length: usize) {
-    assert!(verdict(model, length).solves, "fast verdict rejects the model");
+    assert!(
+        verdict(model, length).solves,
+        "fast verdict rejects the model"
+    );
     let fast = max_error(model, length).expect("valid model");
     assert!(fast < half());
     if model.m() <= 3 {
@@ -75,9 +78,18 @@ fn type_lp_agrees_with_explicit_row_lp() {
         // The LPs normalize differently (unit kernel over tokens vs over types); the margin is
         // homogeneous of degree 1 in (k, w), so undo each normalization before comparing.
         let (_, reduced) = solve_moments(m, w, 3, &kt).expect("LP solves");
-        let (raw_explicit, raw_reduced) = (explicit * kf.iter().sum::<f64>(), reduced * kt.iter().sum::<f64>());
-        assert!((raw_explicit - raw_reduced).abs() <= 1e-6 * raw_explicit.abs().max(1e-12), "q={q}: {raw_explicit} vs {raw_reduced}");
-        assert!(explicit > MARGIN_TOL && reduced > MARGIN_TOL, "q={q}: explicit {explicit}, reduced {reduced}");
+        let (raw_explicit, raw_reduced) = (
+            explicit * kf.iter().sum::<f64>(),
+            reduced * kt.iter().sum::<f64>(),
+        );
+        assert!(
+            (raw_explicit - raw_reduced).abs() <= 1e-6 * raw_explicit.abs().max(1e-12),
+            "q={q}: {raw_explicit} vs {raw_reduced}"
+        );
+        assert!(
+            explicit > MARGIN_TOL && reduced > MARGIN_TOL,
+            "q={q}: explicit {explicit}, reduced {reduced}"
+        );
     }
 }
 
@@ -86,7 +98,10 @@ fn type_lp_agrees_with_explicit_row_lp() {
 #[test]
 fn hopeless_family_has_no_margin() {
     let m = 3;
-    let blocks = [Block { size: m, profile: Profile::Contained }];
+    let blocks = [Block {
+        size: m,
+        profile: Profile::Contained,
+    }];
     let tables: Vec<_> = blocks.iter().map(|b| b.initial_table(m)).collect();
     assert!(solve_family(m, 3, &blocks, &tables, Some(MARGIN_TOL)).is_none());
 }
@@ -100,7 +115,11 @@ fn coarse_rounding_is_rejected_or_exact() {
         if let Ok(model) = exact_model(m, 3, &sol, bits, 0.5) {
             let v = verdict(&model, 3).solves;
             let e = max_error(&model, 3);
-            assert_eq!(v, e.is_some_and(|e| e < half()), "verdict and max_error disagree at {bits} bits");
+            assert_eq!(
+                v,
+                e.is_some_and(|e| e < half()),
+                "verdict and max_error disagree at {bits} bits"
+            );
         }
     }
 }
@@ -108,7 +127,8 @@ fn coarse_rounding_is_rejected_or_exact() {
 #[test]
 fn alternating_finds_low_rank_models() {
     for (m, r) in [(2, 1), (3, 1), (3, 2)] {
-        let model = search(m, 3, r, 7, far(), &|_| {}).expect("a model of this rank exists and is found");
+        let model =
+            search(m, 3, r, 7, far(), &|_| {}).expect("a model of this rank exists and is found");
         assert_eq!(model.rank(), r);
         assert_solves(&model, 3);
     }
@@ -126,6 +146,9 @@ fn run_writes_checked_certificates() {
         out_dir: dir.clone(),
         command: "test".into(),
         lower_bound: 1,
+        engine: super::Engine::Auto,
+        shard: super::train::Shard::ALL,
+        restarts: super::DEFAULT_RESTARTS,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -142,9 +165,21 @@ fn run_writes_checked_certificates() {
 fn key_table_alternation_lowers_the_rank() {
     use super::structured::alternate;
     let m = 6;
-    let blocks = [Block { size: 0, profile: Profile::Disjoint }, Block { size: 1, profile: Profile::Disjoint }];
+    let blocks = [
+        Block {
+            size: 0,
+            profile: Profile::Disjoint,
+        },
+        Block {
+            size: 1,
+            profile: Profile::Disjoint,
+        },
+    ];
     let tables: Vec<_> = blocks.iter().map(|b| b.initial_table(m)).collect();
-    assert!(solve_family(m, 3, &blocks, &tables, Some(MARGIN_TOL)).is_none(), "0/1 tables already suffice");
+    assert!(
+        solve_family(m, 3, &blocks, &tables, Some(MARGIN_TOL)).is_none(),
+        "0/1 tables already suffice"
+    );
     let sol = alternate(m, 3, &blocks, tables, far(), 1e-5).expect("alternation finds a margin");
     let model = exact_model(m, 3, &sol, 20, 1e-8).expect("rounding keeps the margin");
     assert_eq!(model.rank(), 7);
