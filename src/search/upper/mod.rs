@@ -340,8 +340,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     break;
                 };
                 let method = format!(
-                    "trained (U, V, G), row LPs given V, rank {r}, seed {}, {}, float max error {:.4}",
-                    opts.seed, found.origin, found.float_error
+                    "trained (U, V, G) on the L4 triples, {}; rank {r}, seed {}, {}, float max error {:.4}",
+                    found.polish, opts.seed, found.origin, found.float_error
                 );
                 match certify_first(opts, &method, &log, vec![Ok(found.model)]) {
                     Some(cert) => {

@@ -20,8 +20,10 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Steps between two choices of the hardest triples (large `m`).
-const REFRESH: usize = 20;
+/// Steps between two exact float evaluations of the maximal error (large `m`).
+const REFRESH: usize = 100;
+/// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
+const L4_PER_SIDE: usize = 6;
 
 /// Rows per chunk of the deterministic reductions (independent of the thread count).
 const CHUNK: usize = 8;
@@ -128,13 +130,14 @@ impl FloatModel {
         let n = num_tokens(self.m);
         let (u, v) = (self.u_rows(), self.v_rows());
         let mut out = vec![0.0; self.r];
-        for q in 0..n {
-            let k: Vec<f64> = (0..self.r)
-                .map(|c| u[q][c] * (0..n).map(|z| v[z][c]).sum::<f64>())
-                .collect();
+        let col_sums: Vec<f64> = (0..self.r)
+            .map(|c| (0..n).map(|z| v[z][c]).sum::<f64>())
+            .collect();
+        for uq in &u {
+            let k: Vec<f64> = uq.iter().zip(&col_sums).map(|(x, s)| x * s).collect();
             let tot: f64 = k.iter().sum();
-            for c in 0..self.r {
-                out[c] += k[c] / tot;
+            for (o, kc) in out.iter_mut().zip(&k) {
+                *o += kc / tot;
             }
         }
         out
@@ -153,6 +156,11 @@ pub struct TrainConfig {
     pub beta: (f64, f64),
     /// Sequence length N.
     pub length: usize,
+    /// Squared-hinge surrogate `sum relu(err - theta)^2` with this `theta` instead of the
+    /// smooth maximum.
+    pub hinge: Option<f64>,
+    /// Spread of the random log-features.
+    pub spread: f64,
 }
 
 impl TrainConfig {
@@ -167,8 +175,10 @@ impl TrainConfig {
         TrainConfig {
             steps,
             lr: 0.03,
-            beta: (20.0, 400.0),
+            beta: (20.0, 60.0),
             length,
+            hinge: None,
+            spread: 1.0,
         }
     }
 }
@@ -238,7 +248,12 @@ fn row_pass_on(
         if err > out.max_err {
             out.max_err = err;
         }
-        let p = (beta * (err - e0)).exp();
+        // A negative `beta` selects the squared hinge at threshold `-beta` instead.
+        let p = if beta >= 0.0 {
+            (beta * (err - e0)).exp()
+        } else {
+            (err + beta).max(0.0)
+        };
         out.z += p;
         if grad && p > 1e-300 {
             // d err / d y = sign(e); y = W / K with W = sum c_z k_z g_z, K = sum c_z k_z.
@@ -280,13 +295,22 @@ struct RowOut {
     gg: Vec<f64>,
 }
 
-/// The `keep` triples `(a, b)` of every row with the largest errors, and the maximal error
-/// over all triples (one full pass, `O(n^2)` per row).
-fn hardest(fm: &FloatModel, length: usize, keep: usize) -> (Vec<Vec<(u32, u32)>>, f64) {
+/// The candidate triples of every row by the L4 reduction at threshold `lambda`: for each
+/// least level `tau` and side, the worst multiset is one token `a` at level `tau` minimising its
+/// term plus `N - 2` copies of a token `b` at level `>= tau` minimising its term, where the term
+/// is `w - (tau - lambda) k` (low side) or `(tau + lambda) k - w` (high side). Keeping the
+/// `per_side` best `a` and `b` of each `(tau, side)` gives a few hundred triples per row that
+/// contain the hardest ones, for `O(n m)` work per row instead of `O(n^2)`.
+fn hardest_l4(
+    fm: &FloatModel,
+    length: usize,
+    lambda: f64,
+    per_side: usize,
+) -> Vec<Vec<(u32, u32)>> {
     let n = num_tokens(fm.m);
     let r = fm.r;
     let vr = fm.v_rows();
-    let rows: Vec<(Vec<(u32, u32)>, f64)> = (0..n)
+    (0..n)
         .into_par_iter()
         .map(|q| {
             let uq: Vec<f64> = fm.a[q * r..(q + 1) * r].iter().map(|x| x.exp()).collect();
@@ -295,37 +319,49 @@ fn hardest(fm: &FloatModel, length: usize, keep: usize) -> (Vec<Vec<(u32, u32)>>
                 .collect();
             let g = &fm.g[q * n..(q + 1) * n];
             let lev = levels(q, n);
-            let mult = length.saturating_sub(2) as f64;
-            let (kq, wq) = (k[q], k[q] * g[q]);
-            let mut all: Vec<(f64, u32, u32)> = Vec::new();
-            for a in 0..n {
-                let t = lev[a] as f64;
-                let (ka, wa) = (kq + k[a], wq + k[a] * g[a]);
-                if length <= 2 {
-                    all.push(((wa / ka - t).abs(), a as u32, NO_B));
-                    continue;
-                }
-                for b in 0..n {
-                    if lev[b] >= lev[a] {
-                        let y = (wa + mult * k[b] * g[b]) / (ka + mult * k[b]);
-                        all.push(((y - t).abs(), a as u32, b as u32));
+            let wq = lev[q];
+            let mut pairs = Vec::new();
+            for tau in 0..=wq {
+                let t = tau as f64;
+                for low in [true, false] {
+                    let term = |z: usize| {
+                        if low {
+                            k[z] * (g[z] - t + lambda)
+                        } else {
+                            k[z] * (t + lambda - g[z])
+                        }
+                    };
+                    let best = |pred: &dyn Fn(u32) -> bool| -> Vec<u32> {
+                        let mut c: Vec<(f64, u32)> = (0..n)
+                            .filter(|&z| pred(lev[z]))
+                            .map(|z| (term(z), z as u32))
+                            .collect();
+                        let cmp = |x: &(f64, u32), y: &(f64, u32)| {
+                            x.0.total_cmp(&y.0).then(x.1.cmp(&y.1))
+                        };
+                        if c.len() > per_side {
+                            c.select_nth_unstable_by(per_side, cmp);
+                            c.truncate(per_side);
+                        }
+                        c.sort_by(cmp);
+                        c.into_iter().map(|x| x.1).collect()
+                    };
+                    let a_best = best(&|s| s == tau);
+                    if length <= 2 {
+                        pairs.extend(a_best.iter().map(|&a| (a, NO_B)));
+                        continue;
+                    }
+                    let b_best = best(&|s| s >= tau);
+                    for &a in &a_best {
+                        pairs.extend(b_best.iter().map(|&b| (a, b)));
                     }
                 }
             }
-            let worst = all.iter().map(|x| x.0).fold(0.0, f64::max);
-            if all.len() > keep {
-                // Largest errors first; ties by index, so the selection is deterministic.
-                all.select_nth_unstable_by(keep, |x, y| {
-                    y.0.total_cmp(&x.0).then((x.1, x.2).cmp(&(y.1, y.2)))
-                });
-                all.truncate(keep);
-            }
-            all.sort_by_key(|x| (x.1, x.2));
-            (all.into_iter().map(|x| (x.1, x.2)).collect(), worst)
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs
         })
-        .collect();
-    let worst = rows.iter().map(|x| x.1).fold(0.0, f64::max);
-    (rows.into_iter().map(|x| x.0).collect(), worst)
+        .collect()
 }
 
 /// The maximal error of a float model over all inputs (float evaluation, by L4).
@@ -364,6 +400,9 @@ impl Adam {
     }
 }
 
+/// One chunk's share of the gradient: `(dA rows, dB, dG rows, sum of weights, max error)`.
+type ChunkGrad = (Vec<f64>, Vec<f64>, Vec<f64>, f64, f64);
+
 /// Gradient of the smooth maximum `(1/beta) log sum exp(beta err)` and the current maximal
 /// error, with deterministic reductions.
 fn gradient(
@@ -376,7 +415,7 @@ fn gradient(
     let n = num_tokens(fm.m);
     let r = fm.r;
     let vr = fm.v_rows();
-    let chunks: Vec<(Vec<f64>, Vec<f64>, Vec<f64>, f64, f64)> = (0..n.div_ceil(CHUNK))
+    let chunks: Vec<ChunkGrad> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|ch| {
             let mut ga = vec![0.0; CHUNK * r];
@@ -442,9 +481,9 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         Adam::new(fm.g.len()),
     );
     let n = num_tokens(fm.m);
-    // Past m = 7 every step over all O(n^3) triples is slow: train on the hardest triples of
-    // each row, chosen again by a full pass every few steps.
-    let keep = if n >= 256 { 4 * n } else { usize::MAX };
+    // Past m = 7 a step over all O(n^3) triples is slow: train on the L4 candidates of each
+    // row instead (the hardest triples at threshold 1/2), chosen again at every step.
+    let use_l4 = n >= 128;
     let mut active: Option<Vec<Vec<(u32, u32)>>> = None;
     let mut e0 = max_error(fm, cfg.length);
     let ratio = cfg.beta.1 / cfg.beta.0;
@@ -455,16 +494,23 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         let frac = (t - 1) as f64 / cfg.steps.max(2).saturating_sub(1) as f64;
         let beta = cfg.beta.0 * ratio.powf(frac);
         let mut full = None;
-        if keep != usize::MAX && (t - 1) % REFRESH == 0 {
-            let (sets, worst) = hardest(fm, cfg.length, keep);
-            active = Some(sets);
-            full = Some(worst);
-            e0 = worst;
+        if use_l4 {
+            // Every step: the L4 candidates are cheap and never stale.
+            active = Some(hardest_l4(fm, cfg.length, 0.5, L4_PER_SIDE));
+            if (t - 1) % REFRESH == 0 || t == cfg.steps {
+                let worst = max_error(fm, cfg.length);
+                full = Some(worst);
+                e0 = worst;
+            }
         }
+        let beta = match cfg.hinge {
+            Some(theta) => -theta,
+            None => beta,
+        };
         let (ga, gb, gg, me) = gradient(fm, cfg.length, beta, e0, active.as_deref());
-        let true_max = if keep == usize::MAX { Some(me) } else { full };
+        let true_max = if use_l4 { full } else { Some(me) };
         e0 = e0.max(me);
-        if keep == usize::MAX {
+        if !use_l4 {
             e0 = me;
         }
         if true_max.is_some_and(|x| x < stop_below) && frac > 0.75 {
@@ -508,6 +554,8 @@ pub struct Found {
     pub float_error: f64,
     /// Human-readable origin (restart index or descent step), for the provenance.
     pub origin: String,
+    /// Which polish produced the exact model.
+    pub polish: &'static str,
 }
 
 /// Which restarts a process runs: restart `i` belongs to shard `index` of `count` iff
@@ -604,32 +652,38 @@ impl Checkpoint {
 /// succeeds first does not depend on the thread count.
 const BATCH: usize = 2;
 
+/// What one proposal gives: the exact model and how it was polished (if one passes), the
+/// trained float model, and its float maximal error.
+type Attempt = (Option<(Model, &'static str)>, FloatModel, f64);
+
 /// One proposal: train from `start`, then polish with the row LPs given `V`, rationalize and run
 /// the fast exact verdict. `None` if no rounding passes.
-fn attempt(
-    length: usize,
-    mut fm: FloatModel,
-    cfg: &TrainConfig,
-    deadline: Instant,
-) -> (Option<Model>, FloatModel, f64) {
+fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Instant) -> Attempt {
     let m = fm.m;
     let err = train(&mut fm, cfg, deadline, 0.45);
     if err >= 0.5 + 0.1 || Instant::now() > deadline {
         return (None, fm, err);
     }
     let v = fm.v_rows();
+    // The trained kernel itself first when it already solves the task in floats (its margin
+    // is the training's, usually wider than what the row LPs keep), its values re-solved by
+    // the exact row LPs of the rounded kernel.
+    if err < 0.5 {
+        let u = fm.u_rows();
+        if let Some(model) = super::alternating::exact(m, length, &u, &v) {
+            return (Some((model, "trained U, V, values by row LPs")), fm, err);
+        }
+    }
     // Rows given V: each row's features and moments by its exact L4 LP (maximal margin).
     if let Some((u, margins)) = super::alternating::u_step(m, length, &v) {
         if margins.iter().all(|&d| d > super::structured::MARGIN_TOL) {
             if let Some(model) = super::alternating::exact(m, length, &u, &v) {
-                return (Some(model), fm, err);
+                return (
+                    Some((model, "U by row LPs given V, values by row LPs")),
+                    fm,
+                    err,
+                );
             }
-        }
-    }
-    if err < 0.5 {
-        let u = fm.u_rows();
-        if let Some(model) = super::alternating::exact(m, length, &u, &v) {
-            return (Some(model), fm, err);
         }
     }
     (None, fm, err)
@@ -674,12 +728,14 @@ pub fn search(
         if Instant::now() > deadline {
             return None;
         }
-        let results: Vec<(Option<Model>, FloatModel, f64)> = batch
+        let results: Vec<Attempt> = batch
             .par_iter()
             .map(|(_, start, s, _)| {
                 let fm = match start {
                     Some(f) => f.clone(),
-                    None => FloatModel::random(m, r, 1.0, &mut ChaCha8Rng::seed_from_u64(*s)),
+                    None => {
+                        FloatModel::random(m, r, cfg.spread, &mut ChaCha8Rng::seed_from_u64(*s))
+                    }
                 };
                 attempt(length, fm, &cfg, deadline)
             })
@@ -693,12 +749,13 @@ pub fn search(
                     ""
                 }
             ));
-            if let Some(model) = model {
+            if let Some((model, polish)) = model {
                 return Some(Found {
                     model,
                     float: fm,
                     float_error: err,
                     origin: origin.clone(),
+                    polish,
                 });
             }
         }
