@@ -652,6 +652,157 @@ impl Checkpoint {
 /// succeeds first does not depend on the thread count.
 const BATCH: usize = 2;
 
+/// With row `q`'s kernel fixed (floats), the values that minimise the row's maximal error:
+/// one LP in the moments `w` and the error bound `lambda`. With `k` fixed the L4 constraints
+/// `sum_S (w_z - (tau - lambda) k_z) >= 0` and `sum_S ((tau + lambda) k_z - w_z) >= 0` are
+/// linear in `(w, lambda)`, so minimising `lambda` gives the best values for this kernel (the
+/// row LPs of the other engines maximise an additive margin instead, which leaves errors close
+/// to 1/2). Returns the values `G(q, z)` (0 where the kernel vanishes) and `lambda`.
+pub fn row_values_minmax(
+    m: u32,
+    length: usize,
+    q: Token,
+    kernel: &[f64],
+) -> Option<(Vec<f64>, f64)> {
+    use good_lp::{variable, Expression, ProblemVariables, Solution};
+    let n = num_tokens(m);
+    let top = kernel.iter().cloned().fold(0.0, f64::max);
+    if top <= 0.0 {
+        return None;
+    }
+    let k: Vec<f64> = kernel.iter().map(|x| x / top).collect();
+    let lev = levels(q as usize, n);
+    let mut vars = ProblemVariables::new();
+    let lambda = vars.add(variable().min(0.0).max(1.0));
+    let w: Vec<Option<good_lp::Variable>> = k
+        .iter()
+        .map(|&kz| (kz > 0.0).then(|| vars.add(variable())))
+        .collect();
+    let wexpr = |z: usize| -> Expression { w[z].map(Expression::from).unwrap_or_default() };
+    let mut cons = Vec::new();
+    let wq = lev[q as usize];
+    let taus: Vec<u32> = if length == 1 {
+        vec![wq]
+    } else {
+        (0..=wq).collect()
+    };
+    for tau in taus {
+        let t = f64::from(tau);
+        for low in [true, false] {
+            let term = |z: usize| -> Expression {
+                if low {
+                    wexpr(z) - t * k[z] + k[z] * lambda
+                } else {
+                    t * k[z] + k[z] * lambda - wexpr(z)
+                }
+            };
+            let own = term(q as usize);
+            if length == 1 {
+                cons.push(own.geq(0.0));
+                continue;
+            }
+            let mu = (length > 2).then(|| vars.add(variable()));
+            for z in 0..n {
+                if lev[z] < tau {
+                    continue;
+                }
+                if let Some(mu) = mu {
+                    cons.push((term(z) - mu).geq(0.0));
+                }
+                if lev[z] == tau {
+                    let mut lhs = own.clone() + term(z);
+                    if let Some(mu) = mu {
+                        lhs += (length - 2) as f64 * mu;
+                    }
+                    cons.push(lhs.geq(0.0));
+                }
+            }
+        }
+    }
+    let sol = crate::lp::upper_margin::solve_max(vars, Expression::from(0.0) - lambda, cons)?;
+    let g = (0..n)
+        .map(|z| w[z].map(|v| sol.value(v) / k[z]).unwrap_or(0.0))
+        .collect();
+    Some((g, sol.value(lambda)))
+}
+
+/// Rounds `U`, `V` (floats) to dyadic rationals of `bits` significant bits and sets every row's
+/// values by [`row_values_minmax`] for the exact rounded kernel; returns the model and the
+/// largest float `lambda` over rows, or `None` if some row cannot get below 1/2 or the exact
+/// verdict rejects the result.
+fn exact_minmax(
+    m: u32,
+    length: usize,
+    u: &[Vec<f64>],
+    v: &[Vec<f64>],
+    bits: u32,
+) -> Option<(Model, f64)> {
+    use super::rationalize::{round_bits, simplest_within, to_f64};
+    use crate::model::{SparseMatrix, Values};
+    use crate::rational::Q;
+    use num_traits::Zero;
+    let n = num_tokens(m);
+    let round = |a: &[Vec<f64>]| -> Option<SparseMatrix> {
+        let top = a.iter().flatten().cloned().fold(0.0, f64::max);
+        let mut trip = Vec::new();
+        for (i, row) in a.iter().enumerate() {
+            for (j, &x) in row.iter().enumerate() {
+                // Relative to the largest entry: negligible entries would only lengthen the file.
+                let y = if x > 1e-12 * top {
+                    round_bits(x / top, bits)
+                } else {
+                    Q::zero()
+                };
+                if !y.is_zero() {
+                    trip.push((i, j, y));
+                }
+            }
+        }
+        SparseMatrix::from_triplets(a.len(), a[0].len(), trip).ok()
+    };
+    let (uq, vq) = (round(u)?, round(v)?);
+    let probe = Model::new(
+        m,
+        uq.clone(),
+        vq.clone(),
+        Values::Dense(SparseMatrix::zeros(n, n)),
+    )
+    .ok()?;
+    let vt = vq.transpose();
+    let rows: Vec<Option<RowValues>> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let (k, _) = probe.row_moments(q as Token, &vt);
+            let kf: Vec<f64> = k.iter().map(to_f64).collect();
+            let (g, lambda) = row_values_minmax(m, length, q as Token, &kf)?;
+            if lambda >= 0.5 - 1e-7 {
+                return None;
+            }
+            let vals = (0..n)
+                .filter(|&z| !k[z].is_zero())
+                .map(|z| (z, simplest_within(g[z], 1e-9 * g[z].abs().max(1.0))))
+                .filter(|(_, x)| !x.is_zero())
+                .collect();
+            Some((vals, lambda))
+        })
+        .collect();
+    let mut trip = Vec::new();
+    let mut worst = 0.0f64;
+    for (q, row) in rows.into_iter().enumerate() {
+        let (vals, lambda) = row?;
+        worst = worst.max(lambda);
+        trip.extend(vals.into_iter().map(|(z, g)| (q, z, g)));
+    }
+    let g = SparseMatrix::from_triplets(n, n, trip).ok()?;
+    let model = Model::new(m, uq, vq, Values::Dense(g)).ok()?;
+    crate::model::levels::verdict(&model, length)
+        .solves
+        .then_some((model, worst))
+}
+
+/// One row's exact values `(z, G(q, z))` and its float error bound.
+type RowValues = (Vec<(usize, crate::rational::Q)>, f64);
+
 /// What one proposal gives: the exact model and how it was polished (if one passes), the
 /// trained float model, and its float maximal error.
 type Attempt = (Option<(Model, &'static str)>, FloatModel, f64);
@@ -670,16 +821,32 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
     // the exact row LPs of the rounded kernel.
     if err < 0.5 {
         let u = fm.u_rows();
-        if let Some(model) = super::alternating::exact(m, length, &u, &v) {
-            return (Some((model, "trained U, V, values by row LPs")), fm, err);
+        for bits in [20, 32] {
+            if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits) {
+                return (
+                    Some((model, "trained U, V; values by min-max row LPs")),
+                    fm,
+                    err,
+                );
+            }
         }
     }
-    // Rows given V: each row's features and moments by its exact L4 LP (maximal margin).
+    // Rows given V: each row's features and moments by its exact L4 LP (maximal margin), then
+    // the values again by the min-max LP of the rounded kernel.
     if let Some((u, margins)) = super::alternating::u_step(m, length, &v) {
         if margins.iter().all(|&d| d > super::structured::MARGIN_TOL) {
+            for bits in [20, 32] {
+                if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits) {
+                    return (
+                        Some((model, "U by row LPs given V; values by min-max row LPs")),
+                        fm,
+                        err,
+                    );
+                }
+            }
             if let Some(model) = super::alternating::exact(m, length, &u, &v) {
                 return (
-                    Some((model, "U by row LPs given V, values by row LPs")),
+                    Some((model, "U by row LPs given V; values by row LPs")),
                     fm,
                     err,
                 );
