@@ -29,7 +29,12 @@ pub enum Profile {
 
 impl Profile {
     /// Every profile, in the order copies of a block cycle through them.
-    pub const ALL: [Profile; 4] = [Profile::Disjoint, Profile::Contained, Profile::Inside, Profile::Covers];
+    pub const ALL: [Profile; 4] = [
+        Profile::Disjoint,
+        Profile::Contained,
+        Profile::Inside,
+        Profile::Covers,
+    ];
 
     /// `V[z, S]` as a function of `c = |z & S|`, `d = |z \ S|` for `|S| = s` among `m` bits
     /// (all profiles here are 0/1).
@@ -67,7 +72,9 @@ pub fn binom(n: u32, k: u32) -> f64 {
         return 0.0;
     }
     let k = k.min(n - k);
-    (0..k).fold(1.0, |acc, t| acc * (n - t) as f64 / (t + 1) as f64).round()
+    (0..k)
+        .fold(1.0, |acc, t| acc * (n - t) as f64 / (t + 1) as f64)
+        .round()
 }
 
 impl Block {
@@ -86,7 +93,17 @@ impl Block {
     /// The 0/1 key table of the block's profile: `f[c][d]` for `c = |z & S|`, `d = |z \ S|`.
     pub fn initial_table(&self, m: u32) -> KeyTable {
         (0..=self.size)
-            .map(|c| (0..=m - self.size).map(|d| if self.profile.value(m, self.size, c, d) { 1.0 } else { 0.0 }).collect())
+            .map(|c| {
+                (0..=m - self.size)
+                    .map(|d| {
+                        if self.profile.value(m, self.size, c, d) {
+                            1.0
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
             .collect()
     }
 
@@ -116,7 +133,10 @@ impl Block {
     /// `sum over S with |S & q| = a of V[z, S]` under key table `table`: the coefficient of
     /// `g_w(a)` in `K(q, z)` for `|q| = w` and `z` of type `(i, j)`.
     pub fn coefficient(&self, m: u32, w: u32, a: u32, t: (u32, u32), table: &KeyTable) -> f64 {
-        self.cells(m, w, a, t).iter().map(|&(c, d, n)| n * table[c as usize][d as usize]).sum()
+        self.cells(m, w, a, t)
+            .iter()
+            .map(|&(c, d, n)| n * table[c as usize][d as usize])
+            .sum()
     }
 }
 
@@ -130,7 +150,12 @@ pub fn subsets(m: u32, s: u32) -> Vec<Token> {
 
 /// Builds the explicit `U`, `V` of a family. `g[w][b][a]` is the query profile of block `b` for
 /// query weight `w` at overlap `a`; `tables[b][c][d]` its key table (zero entries are omitted).
-pub fn explicit_features(m: u32, blocks: &[Block], tables: &[Vec<Vec<Q>>], g: &[Vec<Vec<Q>>]) -> (SparseMatrix, SparseMatrix) {
+pub fn explicit_features(
+    m: u32,
+    blocks: &[Block],
+    tables: &[Vec<Vec<Q>>],
+    g: &[Vec<Vec<Q>>],
+) -> (SparseMatrix, SparseMatrix) {
     let n = 1usize << m;
     let mut cols: Vec<(usize, Token)> = Vec::new();
     for (b, blk) in blocks.iter().enumerate() {
@@ -181,9 +206,16 @@ mod tests {
                             for a in blk.overlaps(m, w) {
                                 let brute = subsets(m, size)
                                     .into_iter()
-                                    .filter(|&s| overlap(s, q) == a && profile.value(m, size, overlap(s, z), overlap(!s, z)))
+                                    .filter(|&s| {
+                                        overlap(s, q) == a
+                                            && profile.value(m, size, overlap(s, z), overlap(!s, z))
+                                    })
                                     .count() as f64;
-                                assert_eq!(blk.coefficient(m, w, a, (i, j), &blk.initial_table(m)), brute, "{blk:?} w={w} a={a} ({i},{j})");
+                                assert_eq!(
+                                    blk.coefficient(m, w, a, (i, j), &blk.initial_table(m)),
+                                    brute,
+                                    "{blk:?} w={w} a={a} ({i},{j})"
+                                );
                             }
                         }
                     }

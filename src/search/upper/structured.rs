@@ -37,7 +37,10 @@ pub fn family_rank(m: u32, blocks: &[Block]) -> usize {
 
 /// Every distinct block for `m` bits (the two profiles coincide at size 0).
 pub fn all_blocks(m: u32) -> Vec<Block> {
-    let mut out = vec![Block { size: 0, profile: Profile::Disjoint }];
+    let mut out = vec![Block {
+        size: 0,
+        profile: Profile::Disjoint,
+    }];
     for size in 1..=m {
         for profile in [Profile::Disjoint, Profile::Contained] {
             out.push(Block { size, profile });
@@ -49,14 +52,26 @@ pub fn all_blocks(m: u32) -> Vec<Block> {
 fn feasible(m: u32, length: usize, blocks: &[Block]) -> Option<FamilySolution> {
     let tables: Vec<KeyTable> = blocks.iter().map(|b| b.initial_table(m)).collect();
     let (weights, margin) = solve_family(m, length, blocks, &tables, Some(MARGIN_TOL))?;
-    Some(FamilySolution { blocks: blocks.to_vec(), tables, weights, margin })
+    Some(FamilySolution {
+        blocks: blocks.to_vec(),
+        tables,
+        weights,
+        margin,
+    })
 }
 
 /// Alternates the two LPs of a family (query profiles per weight; key tables jointly) from the
 /// key tables `init`. Each step maximizes the least margin given the other's output, so the
 /// margin never decreases. Returns a solution once the margin exceeds `want` (after
 /// `extra` more rounds to widen it), or `None` when it stalls below.
-pub fn alternate(m: u32, length: usize, blocks: &[Block], init: Vec<KeyTable>, deadline: Instant, want: f64) -> Option<FamilySolution> {
+pub fn alternate(
+    m: u32,
+    length: usize,
+    blocks: &[Block],
+    init: Vec<KeyTable>,
+    deadline: Instant,
+    want: f64,
+) -> Option<FamilySolution> {
     const MAX_ROUNDS: usize = 40;
     let mut tables = init;
     let mut last = f64::NEG_INFINITY;
@@ -68,7 +83,12 @@ pub fn alternate(m: u32, length: usize, blocks: &[Block], init: Vec<KeyTable>, d
         }
         let (weights, margin) = solve_family(m, length, blocks, &tables, None)?;
         if margin > want {
-            good = Some(FamilySolution { blocks: blocks.to_vec(), tables: tables.clone(), weights: weights.clone(), margin });
+            good = Some(FamilySolution {
+                blocks: blocks.to_vec(),
+                tables: tables.clone(),
+                weights: weights.clone(),
+                margin,
+            });
             extra -= 1;
             if extra == 0 {
                 break;
@@ -83,7 +103,13 @@ pub fn alternate(m: u32, length: usize, blocks: &[Block], init: Vec<KeyTable>, d
             .into_iter()
             .map(|tab| {
                 let top = tab.iter().flatten().cloned().fold(0.0, f64::max);
-                if top > 0.0 { tab.iter().map(|r| r.iter().map(|x| x / top).collect()).collect() } else { tab }
+                if top > 0.0 {
+                    tab.iter()
+                        .map(|r| r.iter().map(|x| x / top).collect())
+                        .collect()
+                } else {
+                    tab
+                }
             })
             .collect();
     }
@@ -96,13 +122,26 @@ pub fn alternate(m: u32, length: usize, blocks: &[Block], init: Vec<KeyTable>, d
 /// result is a set from which no single block can be dropped. Then, until the deadline,
 /// cheaper block sets are tried with alternation, which also adapts the key tables. Returns
 /// `None` if even the full set fails.
-pub fn minimize_family(m: u32, length: usize, seed: u64, deadline: Instant, log: &dyn Fn(&str)) -> Option<FamilySolution> {
+pub fn minimize_family(
+    m: u32,
+    length: usize,
+    seed: u64,
+    deadline: Instant,
+    log: &dyn Fn(&str),
+) -> Option<FamilySolution> {
     let all = all_blocks(m);
     let mut best = feasible(m, length, &all)?;
-    log(&format!("structured: all blocks feasible, rank {}", family_rank(m, &all)));
+    log(&format!(
+        "structured: all blocks feasible, rank {}",
+        family_rank(m, &all)
+    ));
     loop {
         best = descend(m, length, best, deadline);
-        log(&format!("structured: local minimum rank {} margin {:.3e}", family_rank(m, &best.blocks), best.margin));
+        log(&format!(
+            "structured: local minimum rank {} margin {:.3e}",
+            family_rank(m, &best.blocks),
+            best.margin
+        ));
         match swap_step(m, length, &best, &all, deadline) {
             Some(better) => best = better,
             None => break,
@@ -121,7 +160,9 @@ pub fn minimize_family(m: u32, length: usize, seed: u64, deadline: Instant, log:
             let init: Vec<KeyTable> = if attempt == 0 {
                 tables.clone()
             } else {
-                cand.iter().map(|b| random_table(m, b.size, &mut rng)).collect()
+                cand.iter()
+                    .map(|b| random_table(m, b.size, &mut rng))
+                    .collect()
             };
             if let Some(sol) = alternate(m, length, &cand, init, deadline, 1e-5) {
                 log(&format!(
@@ -144,7 +185,19 @@ const RANDOM_STARTS: usize = 0;
 
 /// A random key table with entries in `[0, 1)`, a third of them zero (sparser `V`).
 fn random_table(m: u32, size: u32, rng: &mut ChaCha8Rng) -> KeyTable {
-    (0..=size).map(|_| (0..=m - size).map(|_| if rng.gen_bool(1.0 / 3.0) { 0.0 } else { rng.gen::<f64>() }).collect()).collect()
+    (0..=size)
+        .map(|_| {
+            (0..=m - size)
+                .map(|_| {
+                    if rng.gen_bool(1.0 / 3.0) {
+                        0.0
+                    } else {
+                        rng.gen::<f64>()
+                    }
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Candidate block multisets of rank below `ceiling`, cheapest first, with their starting key
@@ -186,7 +239,10 @@ fn cheaper_sets(m: u32, ceiling: usize) -> Vec<(Vec<Block>, Vec<KeyTable>)> {
                 } else {
                     tab[0][m as usize + 1 - t] = 1.0;
                 }
-                blocks.push(Block { size: 0, profile: Profile::Disjoint });
+                blocks.push(Block {
+                    size: 0,
+                    profile: Profile::Disjoint,
+                });
                 tables.push(tab);
             }
             for blk in &big {
@@ -225,9 +281,19 @@ fn descend(m: u32, length: usize, mut cur: FamilySolution, deadline: Instant) ->
 }
 
 /// Replaces one kept block by one or two cheaper dropped blocks if that stays feasible.
-fn swap_step(m: u32, length: usize, cur: &FamilySolution, all: &[Block], deadline: Instant) -> Option<FamilySolution> {
+fn swap_step(
+    m: u32,
+    length: usize,
+    cur: &FamilySolution,
+    all: &[Block],
+    deadline: Instant,
+) -> Option<FamilySolution> {
     let rank = family_rank(m, &cur.blocks);
-    let dropped: Vec<Block> = all.iter().copied().filter(|b| !cur.blocks.contains(b)).collect();
+    let dropped: Vec<Block> = all
+        .iter()
+        .copied()
+        .filter(|b| !cur.blocks.contains(b))
+        .collect();
     let mut kept = cur.blocks.clone();
     kept.sort_by_key(|b| std::cmp::Reverse(b.rank(m)));
     for out in &kept {
@@ -258,17 +324,37 @@ fn swap_step(m: u32, length: usize, cur: &FamilySolution, all: &[Block], deadlin
 /// Builds the exact model of a family solution: query profiles rounded to `bits` significant
 /// bits, blocks whose profile vanishes everywhere dropped, and type values `G = w / k` rounded
 /// to the simplest rational within `value_tol` (relative).
-pub fn exact_model(m: u32, length: usize, sol: &FamilySolution, bits: u32, value_tol: f64) -> Result<Model, String> {
+pub fn exact_model(
+    m: u32,
+    length: usize,
+    sol: &FamilySolution,
+    bits: u32,
+    value_tol: f64,
+) -> Result<Model, String> {
     // Round the query profiles; entries far below the weight's largest are LP noise.
     let mut g: Vec<Vec<Vec<Q>>> = sol
         .weights
         .iter()
         .map(|ws| {
             let top = ws.g.iter().flatten().cloned().fold(0.0, f64::max);
-            ws.g.iter().map(|row| row.iter().map(|&x| if x > 1e-10 * top { round_bits(x, bits) } else { Q::zero() }).collect()).collect()
+            ws.g.iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|&x| {
+                            if x > 1e-10 * top {
+                                round_bits(x, bits)
+                            } else {
+                                Q::zero()
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
         })
         .collect();
-    let used: Vec<usize> = (0..sol.blocks.len()).filter(|&b| g.iter().any(|gw| gw[b].iter().any(|x| !x.is_zero()))).collect();
+    let used: Vec<usize> = (0..sol.blocks.len())
+        .filter(|&b| g.iter().any(|gw| gw[b].iter().any(|x| !x.is_zero())))
+        .collect();
     let blocks: Vec<Block> = used.iter().map(|&b| sol.blocks[b]).collect();
     for gw in &mut g {
         *gw = used.iter().map(|&b| gw[b].clone()).collect();
@@ -278,7 +364,19 @@ pub fn exact_model(m: u32, length: usize, sol: &FamilySolution, bits: u32, value
         .map(|&b| {
             let tab = &sol.tables[b];
             let top = tab.iter().flatten().cloned().fold(0.0, f64::max);
-            tab.iter().map(|row| row.iter().map(|&x| if x > 1e-10 * top { round_bits(x, bits) } else { Q::zero() }).collect()).collect()
+            tab.iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|&x| {
+                            if x > 1e-10 * top {
+                                round_bits(x, bits)
+                            } else {
+                                Q::zero()
+                            }
+                        })
+                        .collect()
+                })
+                .collect()
         })
         .collect();
     let (u, v) = explicit_features(m, &blocks, &tables, &g);
@@ -296,7 +394,9 @@ pub fn exact_model(m: u32, length: usize, sol: &FamilySolution, bits: u32, value
                             continue;
                         }
                         for (c, d, n) in blk.cells(m, w, a as u32, t) {
-                            k += x * &tables[b][c as usize][d as usize] * Q::from_integer(BigInt::from(n as i64));
+                            k += x
+                                * &tables[b][c as usize][d as usize]
+                                * Q::from_integer(BigInt::from(n as i64));
                         }
                     }
                 }
@@ -308,12 +408,19 @@ pub fn exact_model(m: u32, length: usize, sol: &FamilySolution, bits: u32, value
         // margin only through the values, not through a stale w.
         let (moments, margin) = solve_moments(m, w, length, &kf).ok_or("moment LP failed")?;
         if margin <= MARGIN_TOL {
-            return Err(format!("rounded kernel of weight {w} has no margin ({margin:.3e})"));
+            return Err(format!(
+                "rounded kernel of weight {w} has no margin ({margin:.3e})"
+            ));
         }
         let mut table = vec![vec![Q::zero(); (m - w + 1) as usize]; (w + 1) as usize];
         for (idx, &t) in types.iter().enumerate() {
-            let ratio = if kf[idx] > 0.0 { moments[idx] / kf[idx] } else { t.0 as f64 };
-            table[t.0 as usize][t.1 as usize] = simplest_within(ratio, value_tol * ratio.abs().max(1.0));
+            let ratio = if kf[idx] > 0.0 {
+                moments[idx] / kf[idx]
+            } else {
+                t.0 as f64
+            };
+            table[t.0 as usize][t.1 as usize] =
+                simplest_within(ratio, value_tol * ratio.abs().max(1.0));
         }
         gamma.push(table);
     }
@@ -323,7 +430,16 @@ pub fn exact_model(m: u32, length: usize, sol: &FamilySolution, bits: u32, value
 /// Benchmark hook: seconds for one query-profile step (all `m + 1` weight LPs) and one key-table
 /// step of the family `[disjoint:0, disjoint:1]` from its 0/1 tables.
 pub fn step_cost(m: u32, length: usize) -> Option<(f64, f64)> {
-    let blocks = [Block { size: 0, profile: Profile::Disjoint }, Block { size: 1, profile: Profile::Disjoint }];
+    let blocks = [
+        Block {
+            size: 0,
+            profile: Profile::Disjoint,
+        },
+        Block {
+            size: 1,
+            profile: Profile::Disjoint,
+        },
+    ];
     let tables: Vec<KeyTable> = blocks.iter().map(|b| b.initial_table(m)).collect();
     let t = Instant::now();
     let (weights, _) = solve_family(m, length, &blocks, &tables, None)?;

@@ -55,23 +55,40 @@ fn add_weight(
         cons.push((Expression::from(wv) - bound * k.clone()).leq(0.0));
         cons.push((Expression::from(wv) + bound * k.clone()).geq(0.0));
         wvars.push(wv);
-        classes.push(RowClass { level: t.0, k, w: Expression::from(wv) });
+        classes.push(RowClass {
+            level: t.0,
+            k,
+            w: Expression::from(wv),
+        });
     }
     cons.push(total.eq(1.0));
-    let own = types.iter().position(|&t| t == (w, 0)).expect("the query's own type exists");
+    let own = types
+        .iter()
+        .position(|&t| t == (w, 0))
+        .expect("the query's own type exists");
     add_row_constraints(vars, cons, &classes, own, w, length, delta, 1.0);
     wvars
 }
 
 /// Solves the LP of query weight `w` with the key tables fixed.
-pub fn solve_weight(m: u32, w: u32, length: usize, blocks: &[Block], tables: &[KeyTable]) -> Option<WeightSolution> {
+pub fn solve_weight(
+    m: u32,
+    w: u32,
+    length: usize,
+    blocks: &[Block],
+    tables: &[KeyTable],
+) -> Option<WeightSolution> {
     let types = types_of_row(m, w);
     let mut vars = ProblemVariables::new();
     let gvars: Vec<Vec<Option<Variable>>> = blocks
         .iter()
         .map(|blk| {
             (0..=blk.size)
-                .map(|a| blk.overlaps(m, w).contains(&a).then(|| vars.add(variable().min(0.0))))
+                .map(|a| {
+                    blk.overlaps(m, w)
+                        .contains(&a)
+                        .then(|| vars.add(variable().min(0.0)))
+                })
                 .collect()
         })
         .collect();
@@ -97,7 +114,14 @@ pub fn solve_weight(m: u32, w: u32, length: usize, blocks: &[Block], tables: &[K
     let wvars = add_weight(m, w, length, kernels.clone(), &mut vars, &mut cons, delta);
     let sol = solve_max(vars, Expression::from(delta), cons)?;
     Some(WeightSolution {
-        g: gvars.iter().map(|row| row.iter().map(|v| v.map_or(0.0, |v| sol.value(v).max(0.0))).collect()).collect(),
+        g: gvars
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|v| v.map_or(0.0, |v| sol.value(v).max(0.0)))
+                    .collect()
+            })
+            .collect(),
         moments: wvars.iter().map(|&v| sol.value(v)).collect(),
         kernel: kernels.iter().map(|k| k.eval_with(&sol)).collect(),
         margin: sol.value(delta),
@@ -107,7 +131,13 @@ pub fn solve_weight(m: u32, w: u32, length: usize, blocks: &[Block], tables: &[K
 /// Solves every query weight with the key tables fixed; returns the solutions and the least
 /// margin. With `tol = Some(t)` it stops early (with `None`) at the first weight whose margin is
 /// at most `t`.
-pub fn solve_family(m: u32, length: usize, blocks: &[Block], tables: &[KeyTable], tol: Option<f64>) -> Option<(Vec<WeightSolution>, f64)> {
+pub fn solve_family(
+    m: u32,
+    length: usize,
+    blocks: &[Block],
+    tables: &[KeyTable],
+    tol: Option<f64>,
+) -> Option<(Vec<WeightSolution>, f64)> {
     let mut out = Vec::with_capacity(m as usize + 1);
     let mut least = f64::INFINITY;
     // Heavy queries have the most levels and fail first; try them first to stop early.
@@ -125,11 +155,24 @@ pub fn solve_family(m: u32, length: usize, blocks: &[Block], tables: &[KeyTable]
 
 /// With the query profiles fixed (`weights[w].g`), one LP over all weights in the key tables
 /// and moments, maximizing the least margin. Returns the new tables and that margin.
-pub fn solve_keys(m: u32, length: usize, blocks: &[Block], weights: &[WeightSolution]) -> Option<(Vec<KeyTable>, f64)> {
+pub fn solve_keys(
+    m: u32,
+    length: usize,
+    blocks: &[Block],
+    weights: &[WeightSolution],
+) -> Option<(Vec<KeyTable>, f64)> {
     let mut vars = ProblemVariables::new();
     let fvars: Vec<Vec<Vec<Variable>>> = blocks
         .iter()
-        .map(|blk| (0..=blk.size).map(|_| (0..=m - blk.size).map(|_| vars.add(variable().min(0.0))).collect()).collect())
+        .map(|blk| {
+            (0..=blk.size)
+                .map(|_| {
+                    (0..=m - blk.size)
+                        .map(|_| vars.add(variable().min(0.0)))
+                        .collect()
+                })
+                .collect()
+        })
         .collect();
     let delta = vars.add(variable().max(1.0));
     let mut cons = Vec::new();
@@ -156,7 +199,14 @@ pub fn solve_keys(m: u32, length: usize, blocks: &[Block], weights: &[WeightSolu
         add_weight(m, w, length, kernels, &mut vars, &mut cons, delta);
     }
     let sol = solve_max(vars, Expression::from(delta), cons)?;
-    let tables = fvars.iter().map(|t| t.iter().map(|row| row.iter().map(|&v| sol.value(v).max(0.0)).collect()).collect()).collect();
+    let tables = fvars
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|row| row.iter().map(|&v| sol.value(v).max(0.0)).collect())
+                .collect()
+        })
+        .collect();
     Some((tables, sol.value(delta)))
 }
 
@@ -177,14 +227,28 @@ pub fn solve_moments(m: u32, w: u32, length: usize, kernel: &[f64]) -> Option<(V
         .iter()
         .zip(kernel)
         .map(|(&t, &k)| {
-            let wv = vars.add(if k > 0.0 { variable() } else { variable().min(0.0).max(0.0) });
+            let wv = vars.add(if k > 0.0 {
+                variable()
+            } else {
+                variable().min(0.0).max(0.0)
+            });
             wvars.push(wv);
-            RowClass { level: t.0, k: Expression::from(k / scale), w: Expression::from(wv) }
+            RowClass {
+                level: t.0,
+                k: Expression::from(k / scale),
+                w: Expression::from(wv),
+            }
         })
         .collect();
-    let own = types.iter().position(|&t| t == (w, 0)).expect("the query's own type exists");
+    let own = types
+        .iter()
+        .position(|&t| t == (w, 0))
+        .expect("the query's own type exists");
     let mut cons = Vec::new();
     add_row_constraints(&mut vars, &mut cons, &classes, own, w, length, delta, 1.0);
     let sol = solve_max(vars, Expression::from(delta), cons)?;
-    Some((wvars.iter().map(|&v| sol.value(v) * scale).collect(), sol.value(delta)))
+    Some((
+        wvars.iter().map(|&v| sol.value(v) * scale).collect(),
+        sol.value(delta),
+    ))
 }
