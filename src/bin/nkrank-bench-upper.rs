@@ -117,6 +117,9 @@ fn main() {
             out_dir: args.out.clone(),
             command: command.clone(),
             lower_bound: 1,
+            engine: nkrank::search::upper::Engine::Auto,
+            shard: nkrank::search::upper::train::Shard::ALL,
+            restarts: nkrank::search::upper::DEFAULT_RESTARTS,
         };
         let t = Instant::now();
         let res = run(&opts);

@@ -53,6 +53,17 @@ enum Command {
         /// Seed of the model search.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Engine of the low-rank search: `auto` (structured family, then alternating LPs for
+        /// m <= 5 or training for m >= 6), `structured`, `alternating` or `train`.
+        #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+        engine: EngineArg,
+        /// Training restarts per rank (per shard).
+        #[arg(long, default_value_t = upper::DEFAULT_RESTARTS)]
+        restarts: u64,
+        /// Run only shard I of N (0-based) of the training restarts, e.g. `--shard 3/8`, so that
+        /// independent processes search disjoint seeds.
+        #[arg(long, value_parser = upper::train::Shard::parse)]
+        shard: Option<upper::train::Shard>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -127,6 +138,38 @@ enum Lower {
     },
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EngineArg {
+    Auto,
+    Structured,
+    Alternating,
+    Train,
+}
+
+impl EngineArg {
+    fn engine(self) -> upper::Engine {
+        match self {
+            EngineArg::Auto => upper::Engine::Auto,
+            EngineArg::Structured => upper::Engine::Structured,
+            EngineArg::Alternating => upper::Engine::Alternating,
+            EngineArg::Train => upper::Engine::Train,
+        }
+    }
+}
+
+/// Search options of `nkrank solve` beyond the bounds asked for.
+struct SearchArgs {
+    time_limit: f64,
+    seed: u64,
+    engine: upper::Engine,
+    restarts: u64,
+    shard: Option<upper::train::Shard>,
+}
+
+/// Longest `--time-limit` accepted: one year, far beyond any run and far inside what a
+/// `Duration` holds.
+const MAX_TIME_LIMIT: f64 = 365.0 * 24.0 * 3600.0;
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Md,
@@ -180,7 +223,22 @@ fn main() -> ExitCode {
             rank,
             time_limit,
             seed,
-        } => solve(m, length, &out, rank, time_limit, seed),
+            engine,
+            restarts,
+            shard,
+        } => solve(
+            m,
+            length,
+            &out,
+            rank,
+            &SearchArgs {
+                time_limit,
+                seed,
+                engine: engine.engine(),
+                restarts,
+                shard,
+            },
+        ),
         Command::Table {
             format,
             paths,
@@ -235,14 +293,20 @@ fn solve(
     length: u32,
     out: &Path,
     rank: Option<usize>,
-    time_limit: f64,
-    seed: u64,
+    args: &SearchArgs,
 ) -> Result<(), String> {
+    let (time_limit, seed) = (args.time_limit, args.seed);
     if length == 0 || length > MAX_LENGTH {
         return Err(format!("length N = {length} is outside 1..={MAX_LENGTH}"));
     }
     if !(time_limit >= 0.0 && time_limit.is_finite()) {
         return Err("--time-limit must be a nonnegative number of seconds".into());
+    }
+    if time_limit > MAX_TIME_LIMIT {
+        return Err(format!("--time-limit {time_limit} is more than a year ({MAX_TIME_LIMIT} s); give a real budget"));
+    }
+    if args.restarts == 0 {
+        return Err("--restarts must be at least 1".into());
     }
     ensure_writable(out)?;
     for m in ms.0..=ms.1 {
@@ -290,7 +354,16 @@ fn solve(
         };
         if wants_search {
             // The search depends on the seed and (when it binds) on the time limit: record both.
-            let command = format!("{cmd} --time-limit {time_limit} --seed {seed}");
+            let mut command = format!("{cmd} --time-limit {time_limit} --seed {seed}");
+            if args.engine != upper::Engine::Auto {
+                command += &format!(" --engine {}", args.engine.name());
+            }
+            if args.restarts != upper::DEFAULT_RESTARTS {
+                command += &format!(" --restarts {}", args.restarts);
+            }
+            if let Some(s) = args.shard {
+                command += &format!(" --shard {}/{}", s.index, s.count);
+            }
             // Rank 1 was just decided (impossible, or `--rank` asks for more than 1).
             let lower_bound = if rank1_possible { 1 } else { 2 };
             let opts = UpperOptions {
@@ -302,6 +375,9 @@ fn solve(
                 out_dir: out.to_path_buf(),
                 command,
                 lower_bound,
+                engine: args.engine,
+                shard: args.shard.unwrap_or(upper::train::Shard::ALL),
+                restarts: args.restarts,
             };
             let t = Instant::now();
             match upper::run(&opts) {

@@ -32,7 +32,7 @@ pub fn worth_trying(m: u32, rank: usize) -> bool {
 }
 
 /// Dense row-major `n x r` float matrix.
-type Mat = Vec<Vec<f64>>;
+pub(crate) type Mat = Vec<Vec<f64>>;
 
 /// The LP of row `q` with `V` fixed: returns `(u, margin)`.
 fn row_step(m: u32, length: usize, q: Token, v: &Mat) -> Option<(Vec<f64>, f64)> {
@@ -143,7 +143,7 @@ fn capped_sum(margins: &[f64]) -> f64 {
 }
 
 /// All rows with `V` fixed, in parallel; returns `U` and every row's margin.
-fn u_step(m: u32, length: usize, v: &Mat) -> Option<(Mat, Vec<f64>)> {
+pub(crate) fn u_step(m: u32, length: usize, v: &Mat) -> Option<(Mat, Vec<f64>)> {
     let n = num_tokens(m);
     let rows: Vec<Option<(Vec<f64>, f64)>> = (0..n)
         .into_par_iter()
@@ -228,7 +228,7 @@ pub fn search(
 /// Rounds `U`, `V`, re-optimizes the moments of every row for the exact rounded kernel, and
 /// returns the model if the fast verdict accepts it. Falls back to the L3 closure (a small
 /// constant added to every feature entry) when a zero kernel entry blocks the margin.
-fn exact(m: u32, length: usize, u: &Mat, v: &Mat) -> Option<Model> {
+pub(crate) fn exact(m: u32, length: usize, u: &Mat, v: &Mat) -> Option<Model> {
     for bits in [16, 30] {
         for closure in [false, true] {
             let eps = if closure {

@@ -1,4 +1,4 @@
-//! Rank-r model search (upper bounds, `docs/UPPER_BOUNDS.md`).
+//! Rank-r model search (upper bounds, THEORY.md section 6).
 //!
 //! Two engines propose models in floating point; only the exact check decides:
 //! - [`structured`]: permutation-equivariant feature families ([`family`]) whose LPs collapse
@@ -14,6 +14,7 @@ pub mod alternating;
 pub mod family;
 pub mod rationalize;
 pub mod structured;
+pub mod train;
 pub mod type_lp;
 
 use crate::check::Proven;
@@ -41,24 +42,94 @@ pub struct UpperOptions {
     pub command: String,
     /// A certified lower bound on `r*(m, N)`: ranks below it are not searched.
     pub lower_bound: usize,
+    /// Which engines run.
+    pub engine: Engine,
+    /// The restarts this process runs (`--shard I/N`).
+    pub shard: train::Shard,
+    /// Seeded random restarts per rank of the training engine (per shard).
+    pub restarts: u64,
 }
+
+/// The engines of the low-rank search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The structured family, then alternating LPs for `m <= 5` or training for `m >= 6`.
+    Auto,
+    /// The structured family alone.
+    Structured,
+    /// The structured family, then alternating LPs on explicit features (`m <= 6`).
+    Alternating,
+    /// Training of `(U, V, G)` with LP polishing ([`train`]); with `--rank` only that rank.
+    Train,
+}
+
+impl Engine {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Auto => "auto",
+            Engine::Structured => "structured",
+            Engine::Alternating => "alternating",
+            Engine::Train => "train",
+        }
+    }
+}
+
+/// Default number of training restarts per rank.
+pub const DEFAULT_RESTARTS: u64 = 6;
 
 /// Largest `m` the search accepts (the checker's model limit).
 pub const MAX_M: u32 = crate::check::model_cert::MAX_M_MODEL;
 
-/// Progress reporting on stderr: elapsed time, `m`, and a message.
+/// Progress reporting on stderr: a log line per event and, on a terminal, a progress bar over
+/// the time budget (elapsed, remaining, current best rank and margin).
 pub(crate) struct Progress {
     start: Instant,
     m: u32,
+    bar: indicatif::ProgressBar,
 }
 
 impl Progress {
-    pub(crate) fn log(&self, msg: &str) {
-        eprintln!(
-            "[upper m={} {:7.1}s] {msg}",
-            self.m,
-            self.start.elapsed().as_secs_f64()
+    fn new(m: u32, start: Instant, limit_secs: f64) -> Progress {
+        // One tick per second of the budget, so the bar's position is the elapsed time and
+        // its estimate of the remaining time is the remaining budget.
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(limit_secs.ceil().max(1.0) as u64),
+            indicatif::ProgressDrawTarget::stderr(),
         );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "m={prefix} [{elapsed_precise}] [{bar:30}] {pos}/{len} s, {eta} left  {msg}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_prefix(m.to_string());
+        bar.set_message("no certificate yet");
+        Progress { start, m, bar }
+    }
+
+    pub(crate) fn log(&self, msg: &str) {
+        let secs = self.start.elapsed().as_secs_f64();
+        self.bar.set_position(secs as u64);
+        // Log lines go above the bar (or straight to stderr when the bar is hidden).
+        self.bar
+            .suspend(|| eprintln!("[upper m={} {secs:7.1}s] {msg}", self.m));
+    }
+
+    /// Shows the best certificate so far on the bar.
+    pub(crate) fn best(&self, proven: &Proven) {
+        let margin = proven
+            .max_error
+            .as_ref()
+            .map(|e| format!(", margin {:.4}", 0.5 - rationalize::to_f64(e)))
+            .unwrap_or_default();
+        self.bar
+            .set_message(format!("best rank {}{margin}", proven.rank));
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
     }
 }
 
@@ -81,14 +152,31 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
         ));
     }
     let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(opts.time_limit_secs.max(0.0));
-    let progress = Progress { start, m: opts.m };
+    let budget = Duration::try_from_secs_f64(opts.time_limit_secs).map_err(|_| {
+        format!(
+            "time limit {} s is not a usable number of seconds",
+            opts.time_limit_secs
+        )
+    })?;
+    let deadline = start
+        .checked_add(budget)
+        .ok_or_else(|| format!("time limit {} s is too large", opts.time_limit_secs))?;
+    let progress = Progress::new(opts.m, start, opts.time_limit_secs);
     let log = |s: &str| progress.log(s);
+    let cleaned = clean_stale_temporaries(&opts.out_dir, opts.length);
+    if cleaned > 0 {
+        log(&format!(
+            "removed {cleaned} temporary file(s) of interrupted runs"
+        ));
+    }
     let length = opts.length as usize;
     let mut best: Option<(PathBuf, Proven)> = None;
     let target = opts.rank.unwrap_or(usize::MAX);
 
-    if let Some(sol) = structured::minimize_family(opts.m, length, opts.seed, deadline, &log) {
+    let skip_structured = opts.engine == Engine::Train && opts.rank.is_some();
+    if skip_structured {
+    } else if let Some(sol) = structured::minimize_family(opts.m, length, opts.seed, deadline, &log)
+    {
         let rank = structured::family_rank(opts.m, &sol.blocks);
         if rank <= target || opts.rank.is_none() {
             let method = format!(
@@ -112,6 +200,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         found.1.rank,
                         found.0.display()
                     ));
+                    progress.best(&found.1);
                     best = Some(found);
                 }
                 None => log("structured model failed the exact check at every rounding"),
@@ -141,7 +230,13 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
     }
     if let Some(ceiling) = ceiling {
         let mut r = ceiling.saturating_sub(1);
-        while r >= opts.lower_bound.max(1)
+        let use_alternating = match opts.engine {
+            Engine::Auto => opts.m <= 5,
+            Engine::Alternating => true,
+            Engine::Structured | Engine::Train => false,
+        };
+        while use_alternating
+            && r >= opts.lower_bound.max(1)
             && Instant::now() < deadline
             && alternating::worth_trying(opts.m, r)
         {
@@ -159,6 +254,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         found.1.rank,
                         found.0.display()
                     ));
+                    progress.best(&found.1);
                     r = (found.1.rank as usize).saturating_sub(1);
                     best = Some(found);
                     if opts.rank.is_some() {
@@ -168,8 +264,118 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 None => break,
             }
         }
+        let use_train = match opts.engine {
+            Engine::Auto => opts.m >= 6,
+            Engine::Train => true,
+            Engine::Structured | Engine::Alternating => false,
+        };
+        if use_train && train::worth_trying(opts.m) {
+            let ceiling = best
+                .as_ref()
+                .map(|(_, p)| p.rank as usize)
+                .into_iter()
+                .chain(known)
+                .min()
+                .unwrap_or(usize::MAX);
+            // With `--rank`, only that rank (nothing to do if a certificate already reaches it).
+            let mut r = match opts.rank {
+                Some(_) if ceiling <= target => 0,
+                Some(_) => target,
+                None => ceiling.saturating_sub(1),
+            };
+            let mut starts = Vec::new();
+            let ck_path =
+                train::Checkpoint::path(&opts.out_dir, opts.m, length, opts.seed, opts.shard);
+            let ck_at = |rank: usize, restarts_done: u64| train::Checkpoint {
+                m: opts.m,
+                length,
+                seed: opts.seed,
+                shard: format!("{}/{}", opts.shard.index, opts.shard.count),
+                restarts: opts.restarts,
+                rank,
+                restarts_done,
+            };
+            while r >= opts.lower_bound.max(1)
+                && r < num_tokens_checked(opts.m)
+                && Instant::now() < deadline
+            {
+                // Resume: restarts of this rank that an interrupted run already did are skipped.
+                let skip = match train::Checkpoint::load(&ck_path) {
+                    Some(ck) if ck == ck_at(r, ck.restarts_done) => ck.restarts_done,
+                    _ => 0,
+                };
+                if skip >= opts.restarts {
+                    log(&format!(
+                        "train: rank {r} already searched by an earlier run (checkpoint)"
+                    ));
+                    break;
+                }
+                log(&format!(
+                    "train: trying rank {r}{}",
+                    if skip > 0 {
+                        format!(" from restart {skip} (checkpoint)")
+                    } else {
+                        String::new()
+                    }
+                ));
+                let save = |done: u64| {
+                    if let Err(e) = ck_at(r, done).save(&ck_path) {
+                        log(&format!("cannot write the checkpoint: {e}"));
+                    }
+                };
+                let Some(found) = train::search(
+                    opts.m,
+                    length,
+                    r,
+                    opts.seed,
+                    opts.shard,
+                    opts.restarts,
+                    starts,
+                    skip,
+                    deadline,
+                    &log,
+                    &save,
+                ) else {
+                    log(&format!("train: no model of rank {r} found"));
+                    break;
+                };
+                let method = format!(
+                    "trained (U, V, G) on the L4 triples, {}; rank {r}, seed {}, {}, float max error {:.4}",
+                    found.polish, opts.seed, found.origin, found.float_error
+                );
+                match certify_first(opts, &method, &log, vec![Ok(found.model)]) {
+                    Some(cert) => {
+                        log(&format!(
+                            "certified rank {} -> {}",
+                            cert.1.rank,
+                            cert.0.display()
+                        ));
+                        progress.best(&cert.1);
+                        r = (cert.1.rank as usize).saturating_sub(1);
+                        best = Some(cert);
+                        if opts.rank.is_some() {
+                            break;
+                        }
+                        starts = train::descent_starts(&found.float);
+                        save_checkpoint(&ck_path, ck_at(r, 0), &log);
+                    }
+                    None => break,
+                }
+            }
+        }
     }
     Ok(best)
+}
+
+fn save_checkpoint(path: &Path, ck: train::Checkpoint, log: &dyn Fn(&str)) {
+    if let Err(e) = ck.save(path) {
+        log(&format!("cannot write the checkpoint: {e}"));
+    }
+}
+
+/// `2^m`, the rank of the trivial full-rank model.
+fn num_tokens_checked(m: u32) -> usize {
+    crate::task::num_tokens(m)
 }
 
 /// Rationalizations of a structured solution, coarse first (short certificates), finer after.
@@ -216,12 +422,39 @@ pub fn existing_best(dir: &Path, m: u32, length: u32) -> Option<usize> {
         .ok()?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter_map(|name| {
-            name.strip_prefix(&prefix)?
-                .split_once("-model.json")
-                .map(|(r, _)| r.parse::<usize>().ok())
+            // Only finished files count: `*.tmpPID` is a write in progress (or an interrupted one).
+            let (r, rest) = name.strip_prefix(&prefix)?.split_once("-model.json")?;
+            matches!(rest, "" | ".gz")
+                .then(|| r.parse::<usize>().ok())
+                .flatten()
         })
-        .flatten()
         .min()
+}
+
+/// Removes temporary files (`NAME.tmpPID`) left in `dir/len{N}/` by writers that no longer run
+/// (an interrupted run); files of running processes are left alone. Returns how many went.
+pub fn clean_stale_temporaries(dir: &Path, length: u32) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir.join(format!("len{length}"))) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((_, pid)) = name.rsplit_once(".tmp") else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else {
+            continue;
+        };
+        // A process is alive iff /proc/PID exists (Linux); elsewhere nothing is removed.
+        let alive = pid == std::process::id()
+            || !Path::new("/proc/self").exists()
+            || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 #[cfg(test)]

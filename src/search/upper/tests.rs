@@ -146,6 +146,9 @@ fn run_writes_checked_certificates() {
         out_dir: dir.clone(),
         command: "test".into(),
         lower_bound: 1,
+        engine: super::Engine::Auto,
+        shard: super::train::Shard::ALL,
+        restarts: super::DEFAULT_RESTARTS,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);

@@ -1,0 +1,1100 @@
+//! First-order proposal engine: joint training of `(U, V, G)` on a smooth surrogate of the
+//! maximal error, followed by exact LP polishing and the exact check.
+//!
+//! Parametrisation: `U = exp(A)`, `V = exp(B)` (so features stay positive) and a free value
+//! table `G`. By L4 the worst multiset of a row `q` with least level `tau` is `{q, a, b^(N-2)}`
+//! with `<q, a> = tau` and `<q, b> >= tau`, so the maximal error is the largest
+//! `|y(q, a, b) - <q, a>|` over such triples: training enumerates exactly those (`O(n^2)` per
+//! row), which covers every length `N >= 2`. The loss is the log-sum-exp of the errors at an
+//! inverse temperature `beta` that grows during training (a smooth maximum that tends to the
+//! true one), minimised by Adam.
+//!
+//! Determinism: every sum over rows is taken in fixed chunks of rows, in chunk order, so the
+//! floats (and hence the model) do not depend on the number of threads. Nothing here is
+//! trusted: the caller polishes with LPs ([`super::alternating`]) and the exact check decides.
+
+use crate::model::Model;
+use crate::task::{num_tokens, overlap, Token};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Steps between two exact float evaluations of the maximal error (large `m`).
+const REFRESH: usize = 100;
+/// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
+const L4_PER_SIDE: usize = 6;
+
+/// Rows per chunk of the deterministic reductions (independent of the thread count).
+const CHUNK: usize = 8;
+
+/// A float model with positive features: `U = exp(a)`, `V = exp(b)`, values `g`.
+#[derive(Clone, Debug)]
+pub struct FloatModel {
+    /// Bits per token.
+    pub m: u32,
+    /// Feature rank.
+    pub r: usize,
+    /// Log query features, row-major `n x r`.
+    pub a: Vec<f64>,
+    /// Log key features, row-major `n x r`.
+    pub b: Vec<f64>,
+    /// Values `G(q, z)`, row-major `n x n`.
+    pub g: Vec<f64>,
+}
+
+impl FloatModel {
+    /// A random start: log-features uniform in `[-spread, spread]`, values `G(q, z) = <q, z>`
+    /// (the target when `z` attains the minimum, a neutral start).
+    pub fn random(m: u32, r: usize, spread: f64, rng: &mut ChaCha8Rng) -> FloatModel {
+        let n = num_tokens(m);
+        let mut draw = || {
+            (0..n * r)
+                .map(|_| rng.gen_range(-spread..=spread))
+                .collect::<Vec<f64>>()
+        };
+        let a = draw();
+        let b = draw();
+        let g = (0..n * n)
+            .map(|i| overlap((i / n) as Token, (i % n) as Token) as f64)
+            .collect();
+        FloatModel { m, r, a, b, g }
+    }
+
+    /// `U` as rows of floats.
+    pub fn u_rows(&self) -> Vec<Vec<f64>> {
+        self.a
+            .chunks(self.r)
+            .map(|row| row.iter().map(|x| x.exp()).collect())
+            .collect()
+    }
+
+    /// `V` as rows of floats.
+    pub fn v_rows(&self) -> Vec<Vec<f64>> {
+        self.b
+            .chunks(self.r)
+            .map(|row| row.iter().map(|x| x.exp()).collect())
+            .collect()
+    }
+
+    /// The model without feature `c` (rank descent).
+    pub fn without_feature(&self, c: usize) -> FloatModel {
+        let drop = |x: &[f64]| -> Vec<f64> {
+            x.chunks(self.r)
+                .flat_map(|row| {
+                    row.iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != c)
+                        .map(|(_, v)| *v)
+                })
+                .collect()
+        };
+        FloatModel {
+            m: self.m,
+            r: self.r - 1,
+            a: drop(&self.a),
+            b: drop(&self.b),
+            g: self.g.clone(),
+        }
+    }
+
+    /// The model with features `c < d` merged into one (`u_c v_c + u_d v_d` replaced by the
+    /// product of the averaged columns; a start for rank descent, not an identity).
+    pub fn with_features_merged(&self, c: usize, d: usize) -> FloatModel {
+        let merge = |x: &[f64]| -> Vec<f64> {
+            x.chunks(self.r)
+                .flat_map(|row| {
+                    let mut out: Vec<f64> = row
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != d)
+                        .map(|(_, v)| *v)
+                        .collect();
+                    out[c] = ((row[c].exp() + row[d].exp()) * 0.5).ln();
+                    out
+                })
+                .collect()
+        };
+        FloatModel {
+            m: self.m,
+            r: self.r - 1,
+            a: merge(&self.a),
+            b: merge(&self.b),
+            g: self.g.clone(),
+        }
+    }
+
+    /// How much each feature contributes to the kernel: `sum_q U[q, c] * sum_z V[z, c]`,
+    /// relative to the row totals (the least useful feature is the one to prune).
+    pub fn feature_weights(&self) -> Vec<f64> {
+        let n = num_tokens(self.m);
+        let (u, v) = (self.u_rows(), self.v_rows());
+        let mut out = vec![0.0; self.r];
+        let col_sums: Vec<f64> = (0..self.r)
+            .map(|c| (0..n).map(|z| v[z][c]).sum::<f64>())
+            .collect();
+        for uq in &u {
+            let k: Vec<f64> = uq.iter().zip(&col_sums).map(|(x, s)| x * s).collect();
+            let tot: f64 = k.iter().sum();
+            for (o, kc) in out.iter_mut().zip(&k) {
+                *o += kc / tot;
+            }
+        }
+        out
+    }
+}
+
+/// Settings of one training run.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Adam steps.
+    pub steps: usize,
+    /// Adam learning rate.
+    pub lr: f64,
+    /// Inverse temperature of the smooth maximum at the first and at the last step
+    /// (geometric schedule).
+    pub beta: (f64, f64),
+    /// Sequence length N.
+    pub length: usize,
+    /// Squared-hinge surrogate `sum relu(err - theta)^2` with this `theta` instead of the
+    /// smooth maximum.
+    pub hinge: Option<f64>,
+    /// Spread of the random log-features.
+    pub spread: f64,
+}
+
+impl TrainConfig {
+    /// The default schedule for `m` bits.
+    pub fn for_m(m: u32, length: usize) -> TrainConfig {
+        let steps = match m {
+            0..=6 => 1500,
+            7 => 1500,
+            8 => 1200,
+            _ => 800,
+        };
+        TrainConfig {
+            steps,
+            lr: 0.03,
+            beta: (20.0, 60.0),
+            length,
+            hinge: None,
+            spread: 1.0,
+        }
+    }
+}
+
+/// Per-row precomputation: the level of every token.
+fn levels(q: usize, n: usize) -> Vec<u32> {
+    (0..n).map(|z| overlap(q as Token, z as Token)).collect()
+}
+
+/// Loss pieces of one row at inverse temperature `beta`, relative to the shift `e0`:
+/// `(max error, sum exp(beta (err - e0)))`, and, if `grad`, the unnormalised gradients
+/// `d/dk_z` and `d/dG(q, z)` of that sum (divided by `beta`).
+fn row_pass(
+    q: usize,
+    fm: &FloatModel,
+    vr: &[Vec<f64>],
+    length: usize,
+    beta: f64,
+    e0: f64,
+    grad: bool,
+) -> RowOut {
+    row_pass_on(q, fm, vr, length, beta, e0, grad, None)
+}
+
+/// Marks "no `b`" in an active triple (length 2).
+const NO_B: u32 = u32::MAX;
+
+/// As [`row_pass`], over the given `(a, b)` pairs only when `active` is set (the hardest
+/// triples of the row, refreshed from time to time), else over every triple.
+#[allow(clippy::too_many_arguments)]
+fn row_pass_on(
+    q: usize,
+    fm: &FloatModel,
+    vr: &[Vec<f64>],
+    length: usize,
+    beta: f64,
+    e0: f64,
+    grad: bool,
+    active: Option<&[(u32, u32)]>,
+) -> RowOut {
+    let n = num_tokens(fm.m);
+    let r = fm.r;
+    let uq: Vec<f64> = fm.a[q * r..(q + 1) * r].iter().map(|x| x.exp()).collect();
+    let k: Vec<f64> = (0..n)
+        .map(|z| (0..r).map(|c| uq[c] * vr[z][c]).sum())
+        .collect();
+    let g = &fm.g[q * n..(q + 1) * n];
+    let lev = levels(q, n);
+    let mult = length.saturating_sub(2) as f64;
+    let (kq, wq) = (k[q], k[q] * g[q]);
+    let mut out = RowOut {
+        max_err: 0.0,
+        z: 0.0,
+        gk: vec![0.0; if grad { n } else { 0 }],
+        gg: vec![0.0; if grad { n } else { 0 }],
+    };
+    let visit = |a: usize, b: Option<usize>, out: &mut RowOut| {
+        let t = lev[a] as f64;
+        let (mut kk, mut ww) = (kq + k[a], wq + k[a] * g[a]);
+        if let Some(b) = b {
+            kk += mult * k[b];
+            ww += mult * k[b] * g[b];
+        }
+        let y = ww / kk;
+        let e = y - t;
+        let err = e.abs();
+        if err > out.max_err {
+            out.max_err = err;
+        }
+        // A negative `beta` selects the squared hinge at threshold `-beta` instead.
+        let p = if beta >= 0.0 {
+            (beta * (err - e0)).exp()
+        } else {
+            (err + beta).max(0.0)
+        };
+        out.z += p;
+        if grad && p > 1e-300 {
+            // d err / d y = sign(e); y = W / K with W = sum c_z k_z g_z, K = sum c_z k_z.
+            let s = p * e.signum() / kk;
+            out.gk[q] += s * (g[q] - y);
+            out.gg[q] += s * k[q];
+            out.gk[a] += s * (g[a] - y);
+            out.gg[a] += s * k[a];
+            if let Some(b) = b {
+                out.gk[b] += s * mult * (g[b] - y);
+                out.gg[b] += s * mult * k[b];
+            }
+        }
+    };
+    if let Some(pairs) = active {
+        for &(a, b) in pairs {
+            visit(a as usize, (b != NO_B).then_some(b as usize), &mut out);
+        }
+        return out;
+    }
+    for a in 0..n {
+        if length <= 2 {
+            visit(a, None, &mut out);
+            continue;
+        }
+        for b in 0..n {
+            if lev[b] >= lev[a] {
+                visit(a, Some(b), &mut out);
+            }
+        }
+    }
+    out
+}
+
+struct RowOut {
+    max_err: f64,
+    z: f64,
+    gk: Vec<f64>,
+    gg: Vec<f64>,
+}
+
+/// The candidate triples of every row by the L4 reduction at threshold `lambda`: for each
+/// least level `tau` and side, the worst multiset is one token `a` at level `tau` minimising its
+/// term plus `N - 2` copies of a token `b` at level `>= tau` minimising its term, where the term
+/// is `w - (tau - lambda) k` (low side) or `(tau + lambda) k - w` (high side). Keeping the
+/// `per_side` best `a` and `b` of each `(tau, side)` gives a few hundred triples per row that
+/// contain the hardest ones, for `O(n m)` work per row instead of `O(n^2)`.
+fn hardest_l4(
+    fm: &FloatModel,
+    length: usize,
+    lambda: f64,
+    per_side: usize,
+) -> Vec<Vec<(u32, u32)>> {
+    let n = num_tokens(fm.m);
+    let r = fm.r;
+    let vr = fm.v_rows();
+    (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let uq: Vec<f64> = fm.a[q * r..(q + 1) * r].iter().map(|x| x.exp()).collect();
+            let k: Vec<f64> = (0..n)
+                .map(|z| (0..r).map(|c| uq[c] * vr[z][c]).sum())
+                .collect();
+            let g = &fm.g[q * n..(q + 1) * n];
+            let lev = levels(q, n);
+            let wq = lev[q];
+            let mut pairs = Vec::new();
+            for tau in 0..=wq {
+                let t = tau as f64;
+                for low in [true, false] {
+                    let term = |z: usize| {
+                        if low {
+                            k[z] * (g[z] - t + lambda)
+                        } else {
+                            k[z] * (t + lambda - g[z])
+                        }
+                    };
+                    let best = |pred: &dyn Fn(u32) -> bool| -> Vec<u32> {
+                        let mut c: Vec<(f64, u32)> = (0..n)
+                            .filter(|&z| pred(lev[z]))
+                            .map(|z| (term(z), z as u32))
+                            .collect();
+                        let cmp = |x: &(f64, u32), y: &(f64, u32)| {
+                            x.0.total_cmp(&y.0).then(x.1.cmp(&y.1))
+                        };
+                        if c.len() > per_side {
+                            c.select_nth_unstable_by(per_side, cmp);
+                            c.truncate(per_side);
+                        }
+                        c.sort_by(cmp);
+                        c.into_iter().map(|x| x.1).collect()
+                    };
+                    let a_best = best(&|s| s == tau);
+                    if length <= 2 {
+                        pairs.extend(a_best.iter().map(|&a| (a, NO_B)));
+                        continue;
+                    }
+                    let b_best = best(&|s| s >= tau);
+                    for &a in &a_best {
+                        pairs.extend(b_best.iter().map(|&b| (a, b)));
+                    }
+                }
+            }
+            pairs.sort_unstable();
+            pairs.dedup();
+            pairs
+        })
+        .collect()
+}
+
+/// The maximal error of a float model over all inputs (float evaluation, by L4).
+pub fn max_error(fm: &FloatModel, length: usize) -> f64 {
+    let n = num_tokens(fm.m);
+    let vr = fm.v_rows();
+    let errs: Vec<f64> = (0..n)
+        .into_par_iter()
+        .map(|q| row_pass(q, fm, &vr, length, 0.0, 0.0, false).max_err)
+        .collect();
+    errs.into_iter().fold(0.0, f64::max)
+}
+
+/// Adam state for one parameter vector.
+struct Adam {
+    m1: Vec<f64>,
+    m2: Vec<f64>,
+}
+
+impl Adam {
+    fn new(len: usize) -> Adam {
+        Adam {
+            m1: vec![0.0; len],
+            m2: vec![0.0; len],
+        }
+    }
+    fn step(&mut self, x: &mut [f64], grad: &[f64], lr: f64, t: usize) {
+        let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-12);
+        let c1 = 1.0 - b1.powi(t as i32);
+        let c2 = 1.0 - b2.powi(t as i32);
+        for i in 0..x.len() {
+            self.m1[i] = b1 * self.m1[i] + (1.0 - b1) * grad[i];
+            self.m2[i] = b2 * self.m2[i] + (1.0 - b2) * grad[i] * grad[i];
+            x[i] -= lr * (self.m1[i] / c1) / ((self.m2[i] / c2).sqrt() + eps);
+        }
+    }
+}
+
+/// One chunk's share of the gradient: `(dA rows, dB, dG rows, sum of weights, max error)`.
+type ChunkGrad = (Vec<f64>, Vec<f64>, Vec<f64>, f64, f64);
+
+/// Gradient of the smooth maximum `(1/beta) log sum exp(beta err)` and the current maximal
+/// error, with deterministic reductions.
+fn gradient(
+    fm: &FloatModel,
+    length: usize,
+    beta: f64,
+    e0: f64,
+    active: Option<&[Vec<(u32, u32)>]>,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>, f64) {
+    let n = num_tokens(fm.m);
+    let r = fm.r;
+    let vr = fm.v_rows();
+    let chunks: Vec<ChunkGrad> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|ch| {
+            let mut ga = vec![0.0; CHUNK * r];
+            let mut gb = vec![0.0; n * r];
+            let mut gg = vec![0.0; CHUNK * n];
+            let (mut z, mut me) = (0.0, 0.0f64);
+            for (i, q) in (ch * CHUNK..((ch + 1) * CHUNK).min(n)).enumerate() {
+                let row = row_pass_on(
+                    q,
+                    fm,
+                    &vr,
+                    length,
+                    beta,
+                    e0,
+                    true,
+                    active.map(|x| x[q].as_slice()),
+                );
+                z += row.z;
+                me = me.max(row.max_err);
+                for c in 0..r {
+                    let uqc = fm.a[q * r + c].exp();
+                    let mut acc = 0.0;
+                    for zt in 0..n {
+                        let d = row.gk[zt] * uqc * vr[zt][c];
+                        acc += d;
+                        gb[zt * r + c] += d;
+                    }
+                    ga[i * r + c] = acc;
+                }
+                gg[i * n..(i + 1) * n].copy_from_slice(&row.gg);
+            }
+            (ga, gb, gg, z, me)
+        })
+        .collect();
+    let mut ga = Vec::with_capacity(n * r);
+    let mut gb = vec![0.0; n * r];
+    let mut gg = Vec::with_capacity(n * n);
+    let (mut z, mut me) = (0.0, 0.0f64);
+    for (ch, (a, b, g, zc, mc)) in chunks.into_iter().enumerate() {
+        let rows = ((ch + 1) * CHUNK).min(n) - ch * CHUNK;
+        ga.extend_from_slice(&a[..rows * r]);
+        gg.extend_from_slice(&g[..rows * n]);
+        for (x, y) in gb.iter_mut().zip(b) {
+            *x += y;
+        }
+        z += zc;
+        me = me.max(mc);
+    }
+    let inv = if z > 0.0 { 1.0 / z } else { 0.0 };
+    for v in [&mut ga, &mut gb, &mut gg] {
+        v.iter_mut().for_each(|x| *x *= inv);
+    }
+    (ga, gb, gg, me)
+}
+
+/// Trains `fm` in place; returns the final float maximal error. Stops early (returning the
+/// error so far) at `deadline`, or once the error is below `stop_below` for the last quarter
+/// of the schedule (the LPs take over from there).
+pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_below: f64) -> f64 {
+    let (mut oa, mut ob, mut og) = (
+        Adam::new(fm.a.len()),
+        Adam::new(fm.b.len()),
+        Adam::new(fm.g.len()),
+    );
+    let n = num_tokens(fm.m);
+    // Past m = 7 a step over all O(n^3) triples is slow: train on the L4 candidates of each
+    // row instead (the hardest triples at threshold 1/2), chosen again at every step.
+    let use_l4 = n >= 128;
+    let mut active: Option<Vec<Vec<(u32, u32)>>> = None;
+    let mut e0 = max_error(fm, cfg.length);
+    let ratio = cfg.beta.1 / cfg.beta.0;
+    for t in 1..=cfg.steps {
+        if Instant::now() > deadline {
+            break;
+        }
+        let frac = (t - 1) as f64 / cfg.steps.max(2).saturating_sub(1) as f64;
+        let beta = cfg.beta.0 * ratio.powf(frac);
+        let mut full = None;
+        if use_l4 {
+            // Every step: the L4 candidates are cheap and never stale.
+            active = Some(hardest_l4(fm, cfg.length, 0.5, L4_PER_SIDE));
+            if (t - 1) % REFRESH == 0 || t == cfg.steps {
+                let worst = max_error(fm, cfg.length);
+                full = Some(worst);
+                e0 = worst;
+            }
+        }
+        let beta = match cfg.hinge {
+            Some(theta) => -theta,
+            None => beta,
+        };
+        let (ga, gb, gg, me) = gradient(fm, cfg.length, beta, e0, active.as_deref());
+        let true_max = if use_l4 { full } else { Some(me) };
+        e0 = e0.max(me);
+        if !use_l4 {
+            e0 = me;
+        }
+        if true_max.is_some_and(|x| x < stop_below) && frac > 0.75 {
+            break;
+        }
+        oa.step(&mut fm.a, &ga, cfg.lr, t);
+        ob.step(&mut fm.b, &gb, cfg.lr, t);
+        og.step(&mut fm.g, &gg, cfg.lr, t);
+        // Keep the log-features in a range where exp neither underflows nor overflows.
+        for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
+            *x = x.clamp(-30.0, 30.0);
+        }
+    }
+    max_error(fm, cfg.length)
+}
+
+/// Whether the training engine handles `m` bits (its cost per step is `O(4^m)`; the smooth
+/// maximum enumerates `O(n^2)` triples per row).
+pub fn worth_trying(m: u32) -> bool {
+    (2..=10).contains(&m)
+}
+
+/// The seed of restart `i` of the search for rank `r` at `m` bits, from the user's seed.
+pub fn restart_seed(seed: u64, m: u32, r: usize, i: u64) -> u64 {
+    // SplitMix64-style mixing: distinct, well-spread seeds for every (seed, m, r, i).
+    let mut x =
+        seed ^ (u64::from(m) << 56) ^ ((r as u64) << 40) ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// A model found by the training engine: the exact model handed to the check, the float model
+/// it came from (a start for rank descent), and where it came from.
+pub struct Found {
+    /// The rationalized model (passes the fast exact verdict).
+    pub model: Model,
+    /// The trained float model.
+    pub float: FloatModel,
+    /// Float maximal error after training.
+    pub float_error: f64,
+    /// Human-readable origin (restart index or descent step), for the provenance.
+    pub origin: String,
+    /// Which polish produced the exact model.
+    pub polish: &'static str,
+}
+
+/// Which restarts a process runs: restart `i` belongs to shard `index` of `count` iff
+/// `i % count == index`, so independent processes search disjoint seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This process's shard, `0..count`.
+    pub index: u64,
+    /// Number of shards.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole search in one process.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N` (0-based `I < N`).
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("shard {s:?} must look like I/N, e.g. 0/4"))?;
+        let index: u64 = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard index {i:?} is not a number"))?;
+        let count: u64 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("shard count {n:?} is not a number"))?;
+        if count == 0 || index >= count || count > 1 << 20 {
+            return Err(format!("shard {s:?} needs 0 <= I < N <= 2^20"));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The `j`-th restart index of this shard.
+    pub fn restart(&self, j: u64) -> u64 {
+        j * self.count + self.index
+    }
+}
+
+/// The search state saved between batches, so an interrupted run resumes where it stopped:
+/// the rank being searched and how many of its random restarts are done. It is keyed by
+/// everything that determines the restarts (m, N, seed, shard, restarts per rank).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Checkpoint {
+    /// Bits per token.
+    pub m: u32,
+    /// Sequence length.
+    pub length: usize,
+    /// The search seed.
+    pub seed: u64,
+    /// `I/N` of the shard.
+    pub shard: String,
+    /// Restarts per rank.
+    pub restarts: u64,
+    /// The rank being searched.
+    pub rank: usize,
+    /// Random restarts of that rank already done without success.
+    pub restarts_done: u64,
+}
+
+impl Checkpoint {
+    /// The checkpoint file of a search in `dir` (hidden, so no certificate reader sees it).
+    pub fn path(
+        dir: &std::path::Path,
+        m: u32,
+        length: usize,
+        seed: u64,
+        shard: Shard,
+    ) -> std::path::PathBuf {
+        dir.join(format!("len{length}")).join(format!(
+            ".m{m:02}-train-seed{seed}-shard{}of{}.checkpoint.json",
+            shard.index, shard.count
+        ))
+    }
+
+    /// Reads a checkpoint; anything unreadable counts as none.
+    pub fn load(path: &std::path::Path) -> Option<Checkpoint> {
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    }
+
+    /// Writes the checkpoint atomically.
+    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
+        let text = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        crate::cert::io::write_atomic(path, &text)
+    }
+}
+
+/// Restarts run together (in parallel with rayon); a fixed number, so that which restart
+/// succeeds first does not depend on the thread count.
+const BATCH: usize = 2;
+
+/// With row `q`'s kernel fixed (floats), the values that minimise the row's maximal error:
+/// one LP in the moments `w` and the error bound `lambda`. With `k` fixed the L4 constraints
+/// `sum_S (w_z - (tau - lambda) k_z) >= 0` and `sum_S ((tau + lambda) k_z - w_z) >= 0` are
+/// linear in `(w, lambda)`, so minimising `lambda` gives the best values for this kernel (the
+/// row LPs of the other engines maximise an additive margin instead, which leaves errors close
+/// to 1/2). Returns the values `G(q, z)` (0 where the kernel vanishes) and `lambda`.
+pub fn row_values_minmax(
+    m: u32,
+    length: usize,
+    q: Token,
+    kernel: &[f64],
+) -> Option<(Vec<f64>, f64)> {
+    use good_lp::{variable, Expression, ProblemVariables, Solution};
+    let n = num_tokens(m);
+    let top = kernel.iter().cloned().fold(0.0, f64::max);
+    if top <= 0.0 {
+        return None;
+    }
+    let k: Vec<f64> = kernel.iter().map(|x| x / top).collect();
+    let lev = levels(q as usize, n);
+    let mut vars = ProblemVariables::new();
+    let lambda = vars.add(variable().min(0.0).max(1.0));
+    let w: Vec<Option<good_lp::Variable>> = k
+        .iter()
+        .map(|&kz| (kz > 0.0).then(|| vars.add(variable())))
+        .collect();
+    let wexpr = |z: usize| -> Expression { w[z].map(Expression::from).unwrap_or_default() };
+    let mut cons = Vec::new();
+    let wq = lev[q as usize];
+    let taus: Vec<u32> = if length == 1 {
+        vec![wq]
+    } else {
+        (0..=wq).collect()
+    };
+    for tau in taus {
+        let t = f64::from(tau);
+        for low in [true, false] {
+            let term = |z: usize| -> Expression {
+                if low {
+                    wexpr(z) - t * k[z] + k[z] * lambda
+                } else {
+                    t * k[z] + k[z] * lambda - wexpr(z)
+                }
+            };
+            let own = term(q as usize);
+            if length == 1 {
+                cons.push(own.geq(0.0));
+                continue;
+            }
+            let mu = (length > 2).then(|| vars.add(variable()));
+            for z in 0..n {
+                if lev[z] < tau {
+                    continue;
+                }
+                if let Some(mu) = mu {
+                    cons.push((term(z) - mu).geq(0.0));
+                }
+                if lev[z] == tau {
+                    let mut lhs = own.clone() + term(z);
+                    if let Some(mu) = mu {
+                        lhs += (length - 2) as f64 * mu;
+                    }
+                    cons.push(lhs.geq(0.0));
+                }
+            }
+        }
+    }
+    let sol = crate::lp::upper_margin::solve_max(vars, Expression::from(0.0) - lambda, cons)?;
+    let g = (0..n)
+        .map(|z| w[z].map(|v| sol.value(v) / k[z]).unwrap_or(0.0))
+        .collect();
+    Some((g, sol.value(lambda)))
+}
+
+/// Rounds `U`, `V` (floats) to dyadic rationals of `bits` significant bits and sets every row's
+/// values by [`row_values_minmax`] for the exact rounded kernel; returns the model and the
+/// largest float `lambda` over rows, or `None` if some row cannot get below 1/2 or the exact
+/// verdict rejects the result.
+fn exact_minmax(
+    m: u32,
+    length: usize,
+    u: &[Vec<f64>],
+    v: &[Vec<f64>],
+    bits: u32,
+) -> Option<(Model, f64)> {
+    use super::rationalize::{round_bits, simplest_within, to_f64};
+    use crate::model::{SparseMatrix, Values};
+    use crate::rational::Q;
+    use num_traits::Zero;
+    let n = num_tokens(m);
+    let round = |a: &[Vec<f64>]| -> Option<SparseMatrix> {
+        let top = a.iter().flatten().cloned().fold(0.0, f64::max);
+        let mut trip = Vec::new();
+        for (i, row) in a.iter().enumerate() {
+            for (j, &x) in row.iter().enumerate() {
+                // Relative to the largest entry: negligible entries would only lengthen the file.
+                let y = if x > 1e-12 * top {
+                    round_bits(x / top, bits)
+                } else {
+                    Q::zero()
+                };
+                if !y.is_zero() {
+                    trip.push((i, j, y));
+                }
+            }
+        }
+        SparseMatrix::from_triplets(a.len(), a[0].len(), trip).ok()
+    };
+    let (uq, vq) = (round(u)?, round(v)?);
+    let probe = Model::new(
+        m,
+        uq.clone(),
+        vq.clone(),
+        Values::Dense(SparseMatrix::zeros(n, n)),
+    )
+    .ok()?;
+    let vt = vq.transpose();
+    let rows: Vec<Option<RowValues>> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let (k, _) = probe.row_moments(q as Token, &vt);
+            let kf: Vec<f64> = k.iter().map(to_f64).collect();
+            let (g, lambda) = row_values_minmax(m, length, q as Token, &kf)?;
+            if lambda >= 0.5 - 1e-7 {
+                return None;
+            }
+            let vals = (0..n)
+                .filter(|&z| !k[z].is_zero())
+                .map(|z| (z, simplest_within(g[z], 1e-9 * g[z].abs().max(1.0))))
+                .filter(|(_, x)| !x.is_zero())
+                .collect();
+            Some((vals, lambda))
+        })
+        .collect();
+    let mut trip = Vec::new();
+    let mut worst = 0.0f64;
+    for (q, row) in rows.into_iter().enumerate() {
+        let (vals, lambda) = row?;
+        worst = worst.max(lambda);
+        trip.extend(vals.into_iter().map(|(z, g)| (q, z, g)));
+    }
+    let g = SparseMatrix::from_triplets(n, n, trip).ok()?;
+    let model = Model::new(m, uq, vq, Values::Dense(g)).ok()?;
+    crate::model::levels::verdict(&model, length)
+        .solves
+        .then_some((model, worst))
+}
+
+/// One row's exact values `(z, G(q, z))` and its float error bound.
+type RowValues = (Vec<(usize, crate::rational::Q)>, f64);
+
+/// What one proposal gives: the exact model and how it was polished (if one passes), the
+/// trained float model, and its float maximal error.
+type Attempt = (Option<(Model, &'static str)>, FloatModel, f64);
+
+/// One proposal: train from `start`, then polish with the row LPs given `V`, rationalize and run
+/// the fast exact verdict. `None` if no rounding passes.
+fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Instant) -> Attempt {
+    let m = fm.m;
+    let err = train(&mut fm, cfg, deadline, 0.45);
+    if err >= 0.5 + 0.1 || Instant::now() > deadline {
+        return (None, fm, err);
+    }
+    let v = fm.v_rows();
+    // The trained kernel itself first when it already solves the task in floats (its margin
+    // is the training's, usually wider than what the row LPs keep), its values re-solved by
+    // the exact row LPs of the rounded kernel.
+    if err < 0.5 {
+        let u = fm.u_rows();
+        for bits in [20, 32] {
+            if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits) {
+                return (
+                    Some((model, "trained U, V; values by min-max row LPs")),
+                    fm,
+                    err,
+                );
+            }
+        }
+    }
+    // Rows given V: each row's features and moments by its exact L4 LP (maximal margin), then
+    // the values again by the min-max LP of the rounded kernel.
+    if let Some((u, margins)) = super::alternating::u_step(m, length, &v) {
+        if margins.iter().all(|&d| d > super::structured::MARGIN_TOL) {
+            for bits in [20, 32] {
+                if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits) {
+                    return (
+                        Some((model, "U by row LPs given V; values by min-max row LPs")),
+                        fm,
+                        err,
+                    );
+                }
+            }
+            if let Some(model) = super::alternating::exact(m, length, &u, &v) {
+                return (
+                    Some((model, "U by row LPs given V; values by row LPs")),
+                    fm,
+                    err,
+                );
+            }
+        }
+    }
+    (None, fm, err)
+}
+
+/// Searches for a rank-`r` model: first from the given `starts` (e.g. a pruned higher-rank
+/// model), then from `restarts` seeded random starts of this shard, skipping the first `skip`
+/// (done before an interruption). After each batch without success, `done(j)` reports that the
+/// first `j` random restarts are done (for the checkpoint). Restarts run in batches of
+/// [`BATCH`]; the first success in restart order wins, so the result depends only on the seed,
+/// the shard and the time limit (when it binds), never on the thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn search(
+    m: u32,
+    length: usize,
+    r: usize,
+    seed: u64,
+    shard: Shard,
+    restarts: u64,
+    starts: Vec<(String, FloatModel)>,
+    skip: u64,
+    deadline: Instant,
+    log: &(dyn Fn(&str) + Sync),
+    done: &dyn Fn(u64),
+) -> Option<Found> {
+    let cfg = TrainConfig::for_m(m, length);
+    // Jobs: (origin, start, seed, random restarts done once this job is done).
+    let mut jobs: Vec<(String, Option<FloatModel>, u64, u64)> = starts
+        .into_iter()
+        .map(|(o, f)| (o, Some(f), 0, skip))
+        .collect();
+    for j in skip..restarts {
+        let i = shard.restart(j);
+        jobs.push((
+            format!("restart {i}"),
+            None,
+            restart_seed(seed, m, r, i),
+            j + 1,
+        ));
+    }
+    for batch in jobs.chunks(BATCH) {
+        if Instant::now() > deadline {
+            return None;
+        }
+        let results: Vec<Attempt> = batch
+            .par_iter()
+            .map(|(_, start, s, _)| {
+                let fm = match start {
+                    Some(f) => f.clone(),
+                    None => {
+                        FloatModel::random(m, r, cfg.spread, &mut ChaCha8Rng::seed_from_u64(*s))
+                    }
+                };
+                attempt(length, fm, &cfg, deadline)
+            })
+            .collect();
+        for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(results) {
+            log(&format!(
+                "train: rank {r}, {origin}: float max error {err:.4}{}",
+                if model.is_some() {
+                    ", exact verdict passes"
+                } else {
+                    ""
+                }
+            ));
+            if let Some((model, polish)) = model {
+                return Some(Found {
+                    model,
+                    float: fm,
+                    float_error: err,
+                    origin: origin.clone(),
+                    polish,
+                });
+            }
+        }
+        if let Some(last) = batch.last() {
+            done(last.3);
+        }
+    }
+    None
+}
+
+/// Starts for rank `r - 1` from a rank-`r` float model: the model without its least used
+/// feature, and the model with its two least used features merged.
+pub fn descent_starts(fm: &FloatModel) -> Vec<(String, FloatModel)> {
+    if fm.r < 2 {
+        return Vec::new();
+    }
+    let w = fm.feature_weights();
+    let mut order: Vec<usize> = (0..fm.r).collect();
+    order.sort_by(|&x, &y| w[x].total_cmp(&w[y]).then(x.cmp(&y)));
+    let (c, d) = (order[0].min(order[1]), order[0].max(order[1]));
+    vec![
+        (
+            format!("prune feature {}", order[0]),
+            fm.without_feature(order[0]),
+        ),
+        (
+            format!("merge features {c}, {d}"),
+            fm.with_features_merged(c, d),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::bruteforce::max_error_bruteforce;
+    use crate::model::levels::{max_error as exact_max_error, verdict};
+    use crate::rational::half;
+    use std::time::Duration;
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(600)
+    }
+
+    /// The smooth maximum `(1/beta) log sum exp(beta err)` computed directly.
+    fn smooth_max(fm: &FloatModel, length: usize, beta: f64) -> f64 {
+        let n = num_tokens(fm.m);
+        let vr = fm.v_rows();
+        let z: f64 = (0..n)
+            .map(|q| row_pass(q, fm, &vr, length, beta, 0.0, false).z)
+            .sum();
+        z.ln() / beta
+    }
+
+    /// The analytic gradient agrees with finite differences on every kind of parameter.
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let (m, r, length, beta) = (3, 2, 3, 7.0);
+        let mut fm = FloatModel::random(m, r, 1.0, &mut ChaCha8Rng::seed_from_u64(5));
+        // Values off the levels, so that no error sits at a kink of |.|.
+        fm.g.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x += 0.1 + 0.013 * i as f64);
+        let (ga, gb, gg, _) = gradient(&fm, length, beta, 0.0, None);
+        let h = 1e-6;
+        let check = |which: usize, i: usize, analytic: f64| {
+            let mut plus = fm.clone();
+            let mut minus = fm.clone();
+            let (p, q) = match which {
+                0 => (&mut plus.a[i], &mut minus.a[i]),
+                1 => (&mut plus.b[i], &mut minus.b[i]),
+                _ => (&mut plus.g[i], &mut minus.g[i]),
+            };
+            *p += h;
+            *q -= h;
+            let numeric =
+                (smooth_max(&plus, length, beta) - smooth_max(&minus, length, beta)) / (2.0 * h);
+            assert!(
+                (numeric - analytic).abs() < 1e-5 * (1.0 + numeric.abs()),
+                "param {which}/{i}: {numeric} vs {analytic}"
+            );
+        };
+        for i in [0, 3, 7, 15] {
+            check(0, i, ga[i]);
+            check(1, i, gb[i]);
+        }
+        for i in [0, 9, 27, 63] {
+            check(2, i, gg[i]);
+        }
+    }
+
+    /// Same seed, same model, with one thread or two: the reductions are in a fixed order.
+    #[test]
+    fn search_is_deterministic_across_thread_counts() {
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            pool.install(|| {
+                search(
+                    4,
+                    3,
+                    2,
+                    3,
+                    Shard::ALL,
+                    4,
+                    Vec::new(),
+                    0,
+                    far(),
+                    &|_| {},
+                    &|_| {},
+                )
+                .map(|f| (f.model, f.float.a, f.origin))
+            })
+        };
+        let one = run(1).expect("rank 2 at m = 4 is found");
+        let two = run(2).expect("rank 2 at m = 4 is found");
+        assert_eq!(one, two);
+    }
+
+    /// Models of the engine pass the exact verdict, and at m = 3 brute force agrees.
+    #[test]
+    fn found_models_solve_exactly() {
+        for (m, r) in [(3, 1), (3, 2), (4, 2)] {
+            let found = search(
+                m,
+                3,
+                r,
+                1,
+                Shard::ALL,
+                4,
+                Vec::new(),
+                0,
+                far(),
+                &|_| {},
+                &|_| {},
+            )
+            .expect("found");
+            assert_eq!(found.model.rank(), r);
+            assert!(verdict(&found.model, 3).solves);
+            let e = exact_max_error(&found.model, 3).expect("valid");
+            assert!(e < half());
+            if m == 3 {
+                assert_eq!(Some(e), max_error_bruteforce(&found.model, 3));
+            }
+        }
+    }
+
+    #[test]
+    fn shards_partition_the_restarts() {
+        assert!(Shard::parse("2/2").is_err());
+        assert!(Shard::parse("x/2").is_err());
+        assert!(Shard::parse("0/0").is_err());
+        let shards: Vec<Shard> = (0..3)
+            .map(|i| Shard::parse(&format!("{i}/3")).unwrap())
+            .collect();
+        let mut seen: Vec<u64> = shards
+            .iter()
+            .flat_map(|s| (0..5).map(|j| s.restart(j)))
+            .collect();
+        seen.sort();
+        assert_eq!(seen, (0..15).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn descent_lowers_the_rank() {
+        let fm = FloatModel::random(3, 3, 1.0, &mut ChaCha8Rng::seed_from_u64(1));
+        for (_, s) in descent_starts(&fm) {
+            assert_eq!(s.r, 2);
+            assert_eq!(s.a.len(), 8 * 2);
+            assert_eq!(s.b.len(), 8 * 2);
+        }
+    }
+}
