@@ -15,6 +15,7 @@
 
 pub mod cert;
 pub mod check;
+pub mod chirotope;
 pub mod model;
 pub mod rank1;
 pub mod ratio;

@@ -298,5 +298,6 @@ pub fn certificate(m: u32, length: u32, rank: u64, pairs: &[(u64, u64)], table: 
         ratio: None,
         fooling: Some(f),
         case_tree: None,
+        pairs_rule: None,
     })
 }

@@ -145,6 +145,7 @@ fn farkas_from_float(m: u32, length: u32, lp: &Rank1Float, prov: Provenance) -> 
             ratio: None,
             fooling: None,
             case_tree: None,
+            pairs_rule: None,
         };
         if check(&cert, CheckOptions::default()).is_ok() {
             return Ok(cert);
