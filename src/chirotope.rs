@@ -82,14 +82,23 @@ impl Chirotope {
     /// `[bcd] u_a - [acd] u_b + [abd] u_c - [abc] u_d = 0`.
     pub fn circuit(&self, s: [usize; 4]) -> [i8; 4] {
         let [a, b, c, d] = s;
-        [self.chi(b, c, d), -self.chi(a, c, d), self.chi(a, b, d), -self.chi(a, b, c)]
+        [
+            self.chi(b, c, d),
+            -self.chi(a, c, d),
+            self.chi(a, b, d),
+            -self.chi(a, b, c),
+        ]
     }
 }
 
 /// The 3-term Grassmann-Plücker condition for `x` and `a, b, c, d` under a partial assignment
 /// (`0` = unassigned): false only when all six signs are known and the three products agree.
 fn gp_ok(get: &dyn Fn(usize, usize, usize) -> i8, x: usize, [a, b, c, d]: [usize; 4]) -> bool {
-    let p = [get(x, a, b) * get(x, c, d), -get(x, a, c) * get(x, b, d), get(x, a, d) * get(x, b, c)];
+    let p = [
+        get(x, a, b) * get(x, c, d),
+        -get(x, a, c) * get(x, b, d),
+        get(x, a, d) * get(x, b, c),
+    ];
     p.contains(&0) || !(p[0] == p[1] && p[1] == p[2])
 }
 
@@ -98,7 +107,9 @@ fn gp_ok(get: &dyn Fn(usize, usize, usize) -> i8, x: usize, [a, b, c, d]: [usize
 /// `chi(0, 1, 2) = +1`, in lexicographic order of their sign vectors (`-1` before `+1`).
 pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
     if !(3..=MAX_CHIROTOPE_ROWS).contains(&k) {
-        return Err(format!("a chirotope tree names 3..={MAX_CHIROTOPE_ROWS} queries, found {k}"));
+        return Err(format!(
+            "a chirotope tree names 3..={MAX_CHIROTOPE_ROWS} queries, found {k}"
+        ));
     }
     let ts = triples(k);
     // For each triple index, the checks whose last triple (in enumeration order) it is.
@@ -119,7 +130,17 @@ pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
                         if [a, b, c, d].contains(&x) {
                             continue;
                         }
-                        let last = [idx(x, a, b), idx(x, c, d), idx(x, a, c), idx(x, b, d), idx(x, a, d), idx(x, b, c)].into_iter().max().unwrap_or(0);
+                        let last = [
+                            idx(x, a, b),
+                            idx(x, c, d),
+                            idx(x, a, c),
+                            idx(x, b, d),
+                            idx(x, a, d),
+                            idx(x, b, c),
+                        ]
+                        .into_iter()
+                        .max()
+                        .unwrap_or(0);
                         checks[last].push(Check::Gp(x, [a, b, c, d]));
                     }
                 }
@@ -130,7 +151,10 @@ pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
         for b in a + 1..k {
             for c in b + 1..k {
                 for d in c + 1..k {
-                    let last = [idx(b, c, d), idx(a, c, d), idx(a, b, d), idx(a, b, c)].into_iter().max().unwrap_or(0);
+                    let last = [idx(b, c, d), idx(a, c, d), idx(a, b, d), idx(a, b, c)]
+                        .into_iter()
+                        .max()
+                        .unwrap_or(0);
                     checks[last].push(Check::Acyclic([a, b, c, d]));
                 }
             }
@@ -138,15 +162,27 @@ pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
     }
     let mut out = Vec::new();
     let mut signs = vec![0i8; ts.len()];
-    fn rec(t: usize, k: usize, signs: &mut Vec<i8>, checks: &[Vec<Check>], out: &mut Vec<Chirotope>) {
+    fn rec(
+        t: usize,
+        k: usize,
+        signs: &mut Vec<i8>,
+        checks: &[Vec<Check>],
+        out: &mut Vec<Chirotope>,
+    ) {
         if t == signs.len() {
-            out.push(Chirotope { k, signs: signs.clone() });
+            out.push(Chirotope {
+                k,
+                signs: signs.clone(),
+            });
             return;
         }
         let choices: &[i8] = if t == 0 { &[1] } else { &[-1, 1] };
         for &s in choices {
             signs[t] = s;
-            let ch = Chirotope { k, signs: signs.clone() };
+            let ch = Chirotope {
+                k,
+                signs: signs.clone(),
+            };
             let get = |a: usize, b: usize, c: usize| ch.chi(a, b, c);
             let ok = checks[t].iter().all(|c| match c {
                 Check::Gp(x, q) => gp_ok(&get, *x, *q),
@@ -187,17 +223,36 @@ mod tests {
             let all = chirotopes(k).unwrap();
             let mut found = 0;
             for _ in 0..200 {
-                let u: Vec<[i64; 3]> = (0..k).map(|_| [rng.gen_range(0..50), rng.gen_range(0..50), rng.gen_range(0..50)]).collect();
+                let u: Vec<[i64; 3]> = (0..k)
+                    .map(|_| {
+                        [
+                            rng.gen_range(0..50),
+                            rng.gen_range(0..50),
+                            rng.gen_range(0..50),
+                        ]
+                    })
+                    .collect();
                 let det = |a: usize, b: usize, c: usize| {
                     let (x, y, z) = (u[a], u[b], u[c]);
-                    x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0]) + x[2] * (y[0] * z[1] - y[1] * z[0])
+                    x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0])
+                        + x[2] * (y[0] * z[1] - y[1] * z[0])
                 };
-                let signs: Vec<i8> = triples(k).iter().map(|t| det(t[0], t[1], t[2]).signum() as i8).collect();
+                let signs: Vec<i8> = triples(k)
+                    .iter()
+                    .map(|t| det(t[0], t[1], t[2]).signum() as i8)
+                    .collect();
                 if signs.contains(&0) {
                     continue;
                 }
-                let signs = if signs[0] < 0 { signs.iter().map(|s| -s).collect() } else { signs };
-                assert!(all.iter().any(|c| c.signs == signs), "k = {k}: a realized chirotope is missing");
+                let signs = if signs[0] < 0 {
+                    signs.iter().map(|s| -s).collect()
+                } else {
+                    signs
+                };
+                assert!(
+                    all.iter().any(|c| c.signs == signs),
+                    "k = {k}: a realized chirotope is missing"
+                );
                 found += 1;
             }
             assert!(found > 100);

@@ -110,6 +110,39 @@ enum Lower {
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
     },
+    /// Chirotope trees (rank 3, N = 3): for candidate sets of k queries, how many acyclic rank-3
+    /// chirotopes of their rows one relation (a circuit or a composition of circuits) closes.
+    Chirotopes {
+        /// Bits per token.
+        #[arg(long)]
+        m: u32,
+        /// Queries per set (4..=7).
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        /// Candidate sets: "graphs" (weight-2 queries), "all" (every set of nonzero tokens up
+        /// to symmetry), or explicit comma-separated binary queries.
+        #[arg(long, default_value = "graphs")]
+        family: String,
+        /// Use only circuits, not their compositions.
+        #[arg(long)]
+        circuits_only: bool,
+        /// Shard `I/N`: try only the candidates whose index is I modulo N.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        /// Output folder for a closing tree.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+    },
+    /// The parametric disjoint-pairs certificate r*(m, 3) >= floor(m / 2) for each m of a range
+    /// (4..=64), one row identity checked symbolically.
+    PairsRule {
+        /// Bits per token: one value or an inclusive range `A-B`, at most 64.
+        #[arg(long, value_parser = parse_m_range_64)]
+        m: (u32, u32),
+        /// Output folder.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+    },
     /// The theory curve: code-based fooling sets for each m of a range (up to 64).
     Theory {
         /// Bits per token: one value or an inclusive range `A-B`, at most 64.
@@ -293,6 +326,14 @@ fn lower(what: Lower) -> Result<(), String> {
             ensure_writable(&out)?;
             eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
+        }
+        Lower::Chirotopes { m, k, family, circuits_only, shard, out } => {
+            ensure_writable(&out)?;
+            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, &shard, &out)
+        }
+        Lower::PairsRule { m, out } => {
+            ensure_writable(&out)?;
+            nkrank::lower::runs::pairs_rule_range(m, &out)
         }
         Lower::Theory { m, out, dry_run } => {
             if !dry_run {

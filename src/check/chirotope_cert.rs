@@ -34,7 +34,12 @@ pub const MAX_LEAF_RELATIONS: usize = 8;
 
 /// The `case` label of a chirotope: indices of its negative triples.
 pub fn case_label(ch: &Chirotope) -> Vec<u32> {
-    ch.signs.iter().enumerate().filter(|(_, &s)| s < 0).map(|(i, _)| i as u32).collect()
+    ch.signs
+        .iter()
+        .enumerate()
+        .filter(|(_, &s)| s < 0)
+        .map(|(i, _)| i as u32)
+        .collect()
 }
 
 /// Whether the sign pattern `x` is covered by circuits of `ch` conformal to it.
@@ -61,40 +66,70 @@ pub fn is_vector(ch: &Chirotope, x: &[i8]) -> bool {
 }
 
 /// Checks a chirotope tree of `k` queries claiming `r* >= rank`.
-pub fn check_chirotope_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Result<(), String> {
+pub fn check_chirotope_tree(
+    m: u32,
+    length: u32,
+    rank: u64,
+    j: &CaseTreeJson,
+) -> Result<(), String> {
     let k = j.queries.len();
     if !(4..=MAX_CHIROTOPE_ROWS).contains(&k) {
-        return Err(format!("a chirotope tree names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"));
+        return Err(format!(
+            "a chirotope tree names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"
+        ));
     }
     // Validates the queries (distinct m-bit tokens) before any enumeration.
     RowSet::new(m, length, &j.queries)?;
     if rank != 4 {
-        return Err(format!("a chirotope tree refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"));
+        return Err(format!(
+            "a chirotope tree refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"
+        ));
     }
     // The number of chirotopes is known in advance (asserted by the tests against the
     // enumeration), so a file with the wrong number of leaves is rejected before enumerating.
     if j.leaves.len() != CHIROTOPE_COUNTS[k - 4] {
-        return Err(format!("the tree has {} cases (chirotopes), but lists {} leaves", CHIROTOPE_COUNTS[k - 4], j.leaves.len()));
+        return Err(format!(
+            "the tree has {} cases (chirotopes), but lists {} leaves",
+            CHIROTOPE_COUNTS[k - 4],
+            j.leaves.len()
+        ));
     }
     let cases = chirotopes(k)?;
     if j.leaves.len() != cases.len() {
-        return Err(format!("the tree has {} cases (chirotopes), but lists {} leaves", cases.len(), j.leaves.len()));
+        return Err(format!(
+            "the tree has {} cases (chirotopes), but lists {} leaves",
+            cases.len(),
+            j.leaves.len()
+        ));
     }
     for (idx, (leaf, ch)) in j.leaves.iter().zip(&cases).enumerate() {
         let label = case_label(ch);
         if leaf.case != label {
-            return Err(format!("leaf {idx}: expected the case {label:?}, found {:?}", leaf.case));
+            return Err(format!(
+                "leaf {idx}: expected the case {label:?}, found {:?}",
+                leaf.case
+            ));
         }
-        check_chirotope_leaf(m, length, &j.queries, ch, leaf).map_err(|e| format!("leaf {idx} (chirotope {label:?}): {e}"))?;
+        check_chirotope_leaf(m, length, &j.queries, ch, leaf)
+            .map_err(|e| format!("leaf {idx} (chirotope {label:?}): {e}"))?;
     }
     Ok(())
 }
 
 /// Checks one leaf against its chirotope (see the module documentation).
-pub fn check_chirotope_leaf(m: u32, length: u32, queries: &[u64], ch: &Chirotope, leaf: &CaseLeafJson) -> Result<(), String> {
+pub fn check_chirotope_leaf(
+    m: u32,
+    length: u32,
+    queries: &[u64],
+    ch: &Chirotope,
+    leaf: &CaseLeafJson,
+) -> Result<(), String> {
     let k = queries.len();
     if leaf.relations.is_empty() || leaf.relations.len() > MAX_LEAF_RELATIONS {
-        return Err(format!("a leaf lists 1..={MAX_LEAF_RELATIONS} relations, found {}", leaf.relations.len()));
+        return Err(format!(
+            "a leaf lists 1..={MAX_LEAF_RELATIONS} relations, found {}",
+            leaf.relations.len()
+        ));
     }
     let mut parent: Vec<usize> = (0..k + leaf.relations.len()).collect();
     fn root(p: &[usize], mut x: usize) -> usize {
@@ -106,15 +141,23 @@ pub fn check_chirotope_leaf(m: u32, length: u32, queries: &[u64], ch: &Chirotope
     let mut support = vec![false; k];
     for (r, rel) in leaf.relations.iter().enumerate() {
         let increasing = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
-        if rel.positive.is_empty() || rel.negative.is_empty() || !increasing(&rel.positive) || !increasing(&rel.negative) {
-            return Err(format!("relation {r}: both sides must be nonempty and increasing"));
+        if rel.positive.is_empty()
+            || rel.negative.is_empty()
+            || !increasing(&rel.positive)
+            || !increasing(&rel.negative)
+        {
+            return Err(format!(
+                "relation {r}: both sides must be nonempty and increasing"
+            ));
         }
         let mut x = vec![0i8; k];
         for (side, s) in [(&rel.positive, 1i8), (&rel.negative, -1)] {
             for &i in side.iter() {
                 let i = i as usize;
                 if i >= k || x[i] != 0 {
-                    return Err(format!("relation {r}: index {i} is out of range or on both sides"));
+                    return Err(format!(
+                        "relation {r}: index {i} is out of range or on both sides"
+                    ));
                 }
                 x[i] = s;
             }
@@ -127,7 +170,9 @@ pub fn check_chirotope_leaf(m: u32, length: u32, queries: &[u64], ch: &Chirotope
                 support[i] = true;
                 let (a, b) = (root(&parent, i), root(&parent, k + r));
                 if a == b {
-                    return Err(format!("relation {r}: the incidence graph of queries and relations has a cycle"));
+                    return Err(format!(
+                        "relation {r}: the incidence graph of queries and relations has a cycle"
+                    ));
                 }
                 parent[a] = b;
             }
@@ -137,11 +182,20 @@ pub fn check_chirotope_leaf(m: u32, length: u32, queries: &[u64], ch: &Chirotope
     let idx: Vec<usize> = (0..k).filter(|&i| support[i]).collect();
     let sub: Vec<u64> = idx.iter().map(|&i| queries[i]).collect();
     let set = RowSet::new(m, length, &sub)?;
-    let renumber = |i: u32| idx.iter().position(|&j| j == i as usize).expect("every relation index lies in the support");
+    let renumber = |i: u32| {
+        idx.iter()
+            .position(|&j| j == i as usize)
+            .expect("every relation index lies in the support")
+    };
     let relations: Vec<Relation> = leaf
         .relations
         .iter()
-        .map(|rel| (rel.positive.iter().map(|&i| renumber(i)).collect(), rel.negative.iter().map(|&i| renumber(i)).collect()))
+        .map(|rel| {
+            (
+                rel.positive.iter().map(|&i| renumber(i)).collect(),
+                rel.negative.iter().map(|&i| renumber(i)).collect(),
+            )
+        })
         .collect();
     check_leaf(&set, &relations, leaf)
 }

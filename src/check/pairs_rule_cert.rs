@@ -35,16 +35,23 @@ const TOKENS: [(&str, u32); 3] = [("a", 0), ("b", 2), ("q", 2)];
 /// Checks a pairs-rule certificate for `(m, length)` claiming `r* >= rank`.
 pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Result<(), String> {
     if length != 3 {
-        return Err(format!("the pairs rule is proved for N = 3, found N = {length}"));
+        return Err(format!(
+            "the pairs rule is proved for N = 3, found N = {length}"
+        ));
     }
     if m > 64 {
         return Err(format!("m = {m} is outside 1..=64"));
     }
     if rank < 2 || 2 * rank > u64::from(m) {
-        return Err(format!("{rank} disjoint pairs need 2 <= R and 2R <= m = {m}"));
+        return Err(format!(
+            "{rank} disjoint pairs need 2 <= R and 2R <= m = {m}"
+        ));
     }
     if p.identity.is_empty() || p.identity.len() > MAX_IDENTITY_ENTRIES {
-        return Err(format!("the identity lists {} multipliers, expected 1..={MAX_IDENTITY_ENTRIES}", p.identity.len()));
+        return Err(format!(
+            "the identity lists {} multipliers, expected 1..={MAX_IDENTITY_ENTRIES}",
+            p.identity.len()
+        ));
     }
     // g[0..3] = coefficients of x(a), x(b), x(q); g[3..6] those of w(a), w(b), w(q).
     let mut g: Vec<Q> = vec![Q::zero(); 6];
@@ -52,24 +59,38 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
     for (idx, e) in p.identity.iter().enumerate() {
         let side = RatioSide::parse(&e.side).map_err(|err| format!("multiplier {idx}: {err}"))?;
         if e.others.len() != 2 {
-            return Err(format!("multiplier {idx}: a sequence of length 3 has 2 other tokens, found {}", e.others.len()));
+            return Err(format!(
+                "multiplier {idx}: a sequence of length 3 has 2 other tokens, found {}",
+                e.others.len()
+            ));
         }
         let others: Vec<usize> = e
             .others
             .iter()
-            .map(|o| TOKENS.iter().position(|(l, _)| l == o).ok_or_else(|| format!("multiplier {idx}: token {o:?} is not \"a\", \"b\" or \"q\"")))
+            .map(|o| {
+                TOKENS.iter().position(|(l, _)| l == o).ok_or_else(|| {
+                    format!("multiplier {idx}: token {o:?} is not \"a\", \"b\" or \"q\"")
+                })
+            })
             .collect::<Result<_, _>>()?;
         if others[0] > others[1] {
-            return Err(format!("multiplier {idx}: other tokens must be nondecreasing (a < b < q)"));
+            return Err(format!(
+                "multiplier {idx}: other tokens must be nondecreasing (a < b < q)"
+            ));
         }
         let key = (side, others.clone());
         if previous.as_ref().is_some_and(|prev| *prev >= key) {
-            return Err(format!("multiplier {idx}: keys must be strictly increasing"));
+            return Err(format!(
+                "multiplier {idx}: keys must be strictly increasing"
+            ));
         }
         previous = Some(key);
         let y = parse_q(&e.y).map_err(|err| format!("multiplier {idx}: {err}"))?;
         if !y.is_positive() {
-            return Err(format!("multiplier {idx} is {}, but every multiplier must be positive", format_q(&y)));
+            return Err(format!(
+                "multiplier {idx} is {}, but every multiplier must be positive",
+                format_q(&y)
+            ));
         }
         // The sequence is the query and the two others; its target is the least level.
         let target = others.iter().map(|&o| TOKENS[o].1).fold(2, u32::min);
@@ -84,10 +105,21 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
         return Err(format!("gap is {}, it must be positive", format_q(&gap)));
     }
     let names = ["x(a)", "x(b)", "x(q)", "w(a)", "w(b)", "w(q)"];
-    let expected = [gap.clone(), -gap, Q::zero(), Q::zero(), Q::zero(), Q::zero()];
+    let expected = [
+        gap.clone(),
+        -gap,
+        Q::zero(),
+        Q::zero(),
+        Q::zero(),
+        Q::zero(),
+    ];
     for ((have, want), name) in g.iter().zip(&expected).zip(names) {
         if have != want {
-            return Err(format!("the combination has coefficient {} on {name}, the rule needs {}", format_q(have), format_q(want)));
+            return Err(format!(
+                "the combination has coefficient {} on {name}, the rule needs {}",
+                format_q(have),
+                format_q(want)
+            ));
         }
     }
     Ok(())

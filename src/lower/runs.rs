@@ -238,6 +238,7 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                 ratio: None,
                 fooling: None,
                 case_tree: Some(tree),
+                pairs_rule: None,
             };
             let (path, _) = check_and_write(&cert, out_dir)?;
             eprintln!("m = {m}: case tree certifies r* >= {k} -> {}", path.display());
@@ -250,6 +251,100 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
             best = k;
         }
         eprintln!("m = {m}: best case-tree bound r* >= {best}{}", if best == 2 { " (nothing beyond rank 1)" } else { "" });
+    }
+    Ok(())
+}
+
+/// Parses a shard `I/N` (`I < N`).
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s.split_once('/').ok_or_else(|| format!("shard {s:?} must read I/N"))?;
+    let i: usize = a.trim().parse().map_err(|_| format!("shard {s:?}: {a:?} is not a number"))?;
+    let n: usize = b.trim().parse().map_err(|_| format!("shard {s:?}: {b:?} is not a number"))?;
+    if n == 0 || i >= n {
+        return Err(format!("shard {s:?}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+/// Chirotope search (rank 3, N = 3) over candidate sets of `k` queries: prints, per set, how
+/// many chirotopes one relation closes and how many stay open.
+pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, shard: &str, out_dir: &Path) -> Result<(), String> {
+    use super::case_tree::pair_graph_candidates;
+    use super::chirotope::chirotope_search;
+    let (si, sn) = parse_shard(shard)?;
+    let sets: Vec<Vec<u64>> = match family {
+        "graphs" => pair_graph_candidates(m, k),
+        "all" => super::chirotope::extension_candidates(m, k),
+        list => vec![list
+            .split(',')
+            .map(|t| u64::from_str_radix(t.trim(), 2).map_err(|_| format!("{t:?} is not a binary token")))
+            .collect::<Result<Vec<u64>, String>>()?],
+    };
+    eprintln!("m = {m}, k = {k}: {} candidate sets ({family}), shard {si}/{sn}", sets.len());
+    let cache = super::chirotope::SplitCache::default();
+    let mut best = (0usize, 0usize, String::new());
+    let mut tried = 0usize;
+    for (idx, rows) in sets.iter().enumerate().filter(|(i, _)| i % sn == si) {
+        let t = Instant::now();
+        tried += 1;
+        let label: Vec<String> = rows.iter().map(|q| format!("{q:0width$b}", width = m as usize)).collect();
+        let rep = super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
+        let rep = if rep.open.is_empty() { chirotope_search(m, rows, compositions)? } else { rep };
+        let closed_splits = rep.splits.values().filter(|r| r.is_ok()).count();
+        eprintln!(
+            "set {idx} [{}]: {} chirotopes, {} closed, {} open; splits solved {}, closed {} ({:.1}s)",
+            label.join(" "),
+            rep.cases,
+            rep.closed.len(),
+            rep.open.len(),
+            rep.splits.len(),
+            closed_splits,
+            t.elapsed().as_secs_f64()
+        );
+        if rep.closed.len() > best.0 {
+            best = (rep.closed.len(), rep.cases, label.join(" "));
+        }
+        if let Some(tree) = super::chirotope::chirotope_tree(m, rows, &rep)? {
+            let prov = provenance(
+                &format!("case-tree: rank 3 refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
+                &format!("nkrank lower chirotopes --m {m} --k {k} --family {}", label.join(",")),
+            );
+            let cert = CertificateFile {
+                format: crate::cert::FORMAT_NAME.into(),
+                version: crate::cert::FORMAT_VERSION,
+                kind: crate::cert::format::KIND_CASE_TREE.into(),
+                m,
+                length: 3,
+                claim: crate::cert::Claim { bound: "lower".into(), rank: 4 },
+                provenance: Some(prov),
+                model: None,
+                multipliers: None,
+                ratio: None,
+                fooling: None,
+                case_tree: Some(tree),
+                pairs_rule: None,
+            };
+            let (path, _) = check_and_write(&cert, out_dir)?;
+            eprintln!("m = {m}: chirotope tree certifies r* >= 4 -> {}", path.display());
+            return Ok(());
+        }
+    }
+    eprintln!("m = {m}, k = {k}: {tried} sets tried, none closes every chirotope; best closed {} of {} ([{}])", best.0, best.1, best.2);
+    Ok(())
+}
+
+/// The parametric disjoint-pairs certificate (kind `pairs-rule`, N = 3) for each `m` of the
+/// range: `r*(m, 3) >= floor(m / 2)` from one row identity checked symbolically
+/// (`docs/CASE_TREES.md` section 9). Written only after the checker accepted it.
+pub fn pairs_rule_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
+    for m in ms.0..=ms.1 {
+        if m < 4 {
+            eprintln!("m = {m}: fewer than two disjoint pairs; nothing to write");
+            continue;
+        }
+        let cert = super::case_tree::pairs_rule_certificate(m)?;
+        let (path, proven) = check_and_write(&cert, out_dir)?;
+        eprintln!("m = {m}: pairs rule certifies r* >= {} -> {}", proven.rank, path.display());
     }
     Ok(())
 }
