@@ -120,7 +120,8 @@ enum Lower {
         #[arg(long, default_value_t = 5)]
         k: usize,
         /// Candidate sets: "graphs" (weight-2 queries), "all" (every set of nonzero tokens up
-        /// to symmetry), or explicit comma-separated binary queries.
+        /// to symmetry, m <= 6), "ext:SET" (a set of k - 1 binary queries extended by every
+        /// other token), or explicit comma-separated binary queries.
         #[arg(long, default_value = "graphs")]
         family: String,
         /// Use only circuits, not their compositions.
@@ -132,6 +133,27 @@ enum Lower {
         /// Output folder for a closing tree.
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
+        /// Folder of the shards' state files (resume, merge).
+        #[arg(long, default_value = "chirotope-state")]
+        state: PathBuf,
+    },
+    /// Assembles the state files of a sharded chirotope search: what closed, what remains.
+    Merge {
+        /// Bits per token.
+        #[arg(long)]
+        m: u32,
+        /// Queries per set.
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        /// Candidate family, as given to the shards.
+        #[arg(long, default_value = "graphs")]
+        family: String,
+        /// Number of shards N.
+        #[arg(long)]
+        shards: usize,
+        /// Folder of the shards' state files.
+        #[arg(long, default_value = "chirotope-state")]
+        state: PathBuf,
     },
     /// The parametric disjoint-pairs certificate r*(m, 3) >= floor(m / 2) for each m of a range
     /// (4..=64), one row identity checked symbolically.
@@ -327,9 +349,15 @@ fn lower(what: Lower) -> Result<(), String> {
             eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
         }
-        Lower::Chirotopes { m, k, family, circuits_only, shard, out } => {
+        Lower::Chirotopes { m, k, family, circuits_only, shard, out, state } => {
             ensure_writable(&out)?;
-            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, &shard, &out)
+            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, &shard, &out, &state)
+        }
+        Lower::Merge { m, k, family, shards, state } => {
+            if shards == 0 {
+                return Err("--shards must be at least 1".into());
+            }
+            nkrank::lower::runs::chirotopes_merge(m, k, &family, shards, &state).map(|_| ())
         }
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;
