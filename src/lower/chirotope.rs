@@ -210,7 +210,8 @@ pub fn chirotope_search_cached(
             .filter(|x| !splits.contains_key(x))
             .collect();
         let need: Vec<(u32, u32)> = need.into_iter().collect();
-        let solved: Vec<Result<(Result<CaseLeafJson, f64>, bool), String>> = need
+        type Solved = Result<(Result<CaseLeafJson, f64>, bool), String>;
+        let solved: Vec<Solved> = need
             .par_iter()
             .map(|&(s, p)| {
                 let Some(cache) = cache else {
@@ -277,18 +278,6 @@ pub fn chirotope_search_cached(
         open: pending.into_iter().collect(),
         splits,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn vectors_of_four_points_are_the_circuit() {
-        for ch in chirotopes(4).unwrap() {
-            assert_eq!(vectors(&ch).len(), 2);
-        }
-    }
 }
 
 /// The chirotope tree of `rows` from a search that closed every case: one leaf per chirotope,
@@ -359,4 +348,16 @@ pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_of_four_points_are_the_circuit() {
+        for ch in chirotopes(4).unwrap() {
+            assert_eq!(vectors(&ch).len(), 2);
+        }
+    }
 }

@@ -313,8 +313,11 @@ fn state_line(idx: usize, label: &str, cases: usize, closed: usize, open: usize)
     format!("{idx} {label} {cases} {closed} {open}")
 }
 
-/// Reads a state file: candidate index -> (queries label, cases, closed, open).
-fn read_state(path: &Path) -> Result<BTreeMap<usize, (String, usize, usize, usize)>, String> {
+/// A finished candidate: queries label, cases, closed, open.
+type StateEntry = (String, usize, usize, usize);
+
+/// Reads a state file: candidate index -> its entry.
+fn read_state(path: &Path) -> Result<BTreeMap<usize, StateEntry>, String> {
     let mut out = BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(path) else { return Ok(out) };
     for (n, line) in text.lines().enumerate() {
@@ -431,7 +434,7 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, shard:
 /// them (its certificate was written by its shard), and exactly which candidates remain.
 pub fn chirotopes_merge(m: u32, k: usize, family: &str, n: usize, state_dir: &Path) -> Result<bool, String> {
     let sets = chirotope_candidates(m, k, family)?;
-    let mut all: BTreeMap<usize, (String, usize, usize, usize)> = BTreeMap::new();
+    let mut all: BTreeMap<usize, StateEntry> = BTreeMap::new();
     for i in 0..n {
         for (idx, v) in read_state(&state_path(state_dir, m, k, family, i, n))? {
             if idx % n != i || idx >= sets.len() {
@@ -442,7 +445,7 @@ pub fn chirotopes_merge(m: u32, k: usize, family: &str, n: usize, state_dir: &Pa
     }
     let remaining: Vec<usize> = (0..sets.len()).filter(|i| !all.contains_key(i)).collect();
     let full: Vec<&String> = all.values().filter(|v| v.3 == 0).map(|v| &v.0).collect();
-    let mut by_closed: Vec<(&usize, &(String, usize, usize, usize))> = all.iter().collect();
+    let mut by_closed: Vec<(&usize, &StateEntry)> = all.iter().collect();
     by_closed.sort_by_key(|(i, v)| (std::cmp::Reverse(v.2), **i));
     println!("m = {m}, k = {k}, family {family}: {} candidate sets, {} done, {} remaining", sets.len(), all.len(), remaining.len());
     println!("sets closing every chirotope: {}", full.len());
