@@ -9,7 +9,7 @@
 //! - `lp`, `search` and `lower` (feature `solver`): LPs over HiGHS and the searches that
 //!   produce certificates.
 
-pub use nkrank_core::{check, model, rank1, ratio, rational, relation, task};
+pub use nkrank_core::{check, chirotope, model, rank1, ratio, rational, relation, task};
 
 pub mod cert;
 

@@ -203,6 +203,7 @@ fn m6_certificate() -> CertificateFile {
         ratio: None,
         fooling: None,
         case_tree: Some(tree),
+        pairs_rule: None,
     }
 }
 

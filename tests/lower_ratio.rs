@@ -224,6 +224,7 @@ fn row_ratio_certificate_dispatch() {
         ratio: Some(json),
         fooling: None,
         case_tree: None,
+        pairs_rule: None,
     };
     let p = check(&cert, CheckOptions::default()).unwrap();
     assert_eq!(p.bound, Bound::Lemma);

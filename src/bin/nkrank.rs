@@ -124,6 +124,61 @@ enum Lower {
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
     },
+    /// Chirotope trees (rank 3, N = 3): for candidate sets of k queries, how many acyclic rank-3
+    /// chirotopes of their rows one relation (a circuit or a composition of circuits) closes.
+    Chirotopes {
+        /// Bits per token.
+        #[arg(long)]
+        m: u32,
+        /// Queries per set (4..=7).
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        /// Candidate sets: "graphs" (weight-2 queries), "all" (every set of nonzero tokens up
+        /// to symmetry, m <= 6), "ext:SET" (a set of k - 1 binary queries extended by every
+        /// other token), or explicit comma-separated binary queries.
+        #[arg(long, default_value = "graphs")]
+        family: String,
+        /// Use only circuits, not their compositions.
+        #[arg(long)]
+        circuits_only: bool,
+        /// Shard `I/N`: try only the candidates whose index is I modulo N.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        /// Output folder for a closing tree.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+        /// Folder of the shards' state files (resume, merge).
+        #[arg(long, default_value = "chirotope-state")]
+        state: PathBuf,
+    },
+    /// Assembles the state files of a sharded chirotope search: what closed, what remains.
+    Merge {
+        /// Bits per token.
+        #[arg(long)]
+        m: u32,
+        /// Queries per set.
+        #[arg(long, default_value_t = 5)]
+        k: usize,
+        /// Candidate family, as given to the shards.
+        #[arg(long, default_value = "graphs")]
+        family: String,
+        /// Number of shards N.
+        #[arg(long)]
+        shards: usize,
+        /// Folder of the shards' state files.
+        #[arg(long, default_value = "chirotope-state")]
+        state: PathBuf,
+    },
+    /// The parametric disjoint-pairs certificate r*(m, 3) >= floor(m / 2) for each m of a range
+    /// (4..=64), one row identity checked symbolically.
+    PairsRule {
+        /// Bits per token: one value or an inclusive range `A-B`, at most 64.
+        #[arg(long, value_parser = parse_m_range_64)]
+        m: (u32, u32),
+        /// Output folder.
+        #[arg(long, default_value = "certificates")]
+        out: PathBuf,
+    },
     /// The theory curve: code-based fooling sets for each m of a range (up to 64).
     Theory {
         /// Bits per token: one value or an inclusive range `A-B`, at most 64.
@@ -446,6 +501,34 @@ fn lower(what: Lower) -> Result<(), String> {
                 out.display()
             );
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
+        }
+        Lower::Chirotopes {
+            m,
+            k,
+            family,
+            circuits_only,
+            shard,
+            out,
+            state,
+        } => {
+            ensure_writable(&out)?;
+            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, &shard, &out, &state)
+        }
+        Lower::Merge {
+            m,
+            k,
+            family,
+            shards,
+            state,
+        } => {
+            if shards == 0 {
+                return Err("--shards must be at least 1".into());
+            }
+            nkrank::lower::runs::chirotopes_merge(m, k, &family, shards, &state).map(|_| ())
+        }
+        Lower::PairsRule { m, out } => {
+            ensure_writable(&out)?;
+            nkrank::lower::runs::pairs_rule_range(m, &out)
         }
         Lower::Theory { m, out, dry_run } => {
             if !dry_run {

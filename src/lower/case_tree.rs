@@ -1,11 +1,11 @@
-//! Building case trees (kind `case-tree`, `docs/PROOFS.md` B3): for `k` queries, one LP per case (a
+//! Building case trees (kind `case-tree`, THEORY.md B3): for `k` queries, one LP per case (a
 //! split `{P, N}`, or an order of the queries on a line for rank 2; see [`crate::relation`]),
 //! each closed by an exact Motzkin certificate.
 //!
 //! A case's LP maximizes the margin `delta` of the strict row constraints of the reduced
 //! system, with the case's relations (`sum_P x_i(o) = sum_N x_i(o)` for every orbit) and the
 //! normalization `sum x = 1`. A positive margin means the case is open (the queries do not
-//! prove anything). At margin 0 (never negative: see `docs/PROOFS.md` L3(d), the margin-0 trap)
+//! prove anything). At margin 0 (never negative: see THEORY.md, the trap for complete methods)
 //! the duals of the margin rows propose the certificate. They are made exact by solving, on
 //! their support, the equations the certificate must meet: the combination vanishes on every
 //! `w`, and on every `x` that the float combination leaves at 0 (sparse exact elimination;
@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Margins above this make a split open (float evidence only: it merely stops a search).
-const OPEN_MARGIN: f64 = 1e-7;
+pub const OPEN_MARGIN: f64 = 1e-7;
 
 /// Largest number of orbits a search will build an LP for.
 pub const MAX_ORBITS: u64 = 4096;
@@ -73,28 +73,39 @@ impl System {
             .enumerate()
             .map(|(i, o)| (o, i))
             .collect();
-        let n = orbits.len();
         let k = set.k();
         let mut keys = Vec::new();
         let mut rows = Vec::new();
         for i in 0..k {
             for key in set.row_constraints(i) {
-                let mut r: Vec<(usize, i64)> = Vec::new();
-                for (var, c) in key.coefficients(&set) {
-                    let v = match var {
-                        RelVar::Kernel(i, o) => i * n + index[&o],
-                        RelVar::Value(i, o) => (k + i) * n + index[&o],
-                    };
-                    match r.iter_mut().find(|(j, _)| *j == v) {
-                        Some(e) => e.1 += c,
-                        None => r.push((v, c)),
-                    }
-                }
-                r.retain(|&(_, c)| c != 0);
-                rows.push(r);
+                rows.push(key_row(&set, &index, &key));
                 keys.push(key);
             }
         }
+        Ok(System {
+            set,
+            orbits,
+            keys,
+            rows,
+        })
+    }
+
+    /// A system holding only the given constraints (the support of a certificate).
+    pub fn from_keys(set: RowSet, keys: Vec<RelKey>) -> Result<System, String> {
+        if set.orbit_count() > MAX_ORBITS {
+            return Err(format!(
+                "{} orbits exceed the search limit of {MAX_ORBITS}",
+                set.orbit_count()
+            ));
+        }
+        let orbits = set.orbits();
+        let index: HashMap<Orbit, usize> = orbits
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, o)| (o, i))
+            .collect();
+        let rows = keys.iter().map(|key| key_row(&set, &index, key)).collect();
         Ok(System {
             set,
             orbits,
@@ -110,6 +121,24 @@ impl System {
     fn nvars(&self) -> usize {
         2 * self.set.k() * self.n()
     }
+}
+
+/// Coefficients of one constraint over the variable indices of [`System`], merged.
+fn key_row(set: &RowSet, index: &HashMap<Orbit, usize>, key: &RelKey) -> Vec<(usize, i64)> {
+    let (k, n) = (set.k(), index.len());
+    let mut r: Vec<(usize, i64)> = Vec::new();
+    for (var, c) in key.coefficients(set) {
+        let v = match var {
+            RelVar::Kernel(i, o) => i * n + index[&o],
+            RelVar::Value(i, o) => (k + i) * n + index[&o],
+        };
+        match r.iter_mut().find(|(j, _)| *j == v) {
+            Some(e) => e.1 += c,
+            None => r.push((v, c)),
+        }
+    }
+    r.retain(|&(_, c)| c != 0);
+    r
 }
 
 /// Solves the LP of one case (its relations) and, when its margin is 0, returns an exact leaf
@@ -187,7 +216,7 @@ pub fn solve_case(
 
 /// Exact leaf from float duals: `y` of the margin rows (those above `tol * max` kept), `lam`
 /// of the relation equations (relation-major, orbit-minor).
-fn exact_leaf(
+pub fn exact_leaf(
     sys: &System,
     case: &[usize],
     relations: &[Relation],
@@ -564,6 +593,11 @@ pub fn set_orbit_key(set: &RowSet) -> Vec<(u32, u32)> {
     best.unwrap_or_default()
 }
 
+/// Every permutation of `0..k`.
+pub fn permutations_of(k: usize) -> Vec<Vec<usize>> {
+    permutations(k)
+}
+
 fn permutations(k: usize) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new()];
     for x in 0..k {
@@ -621,4 +655,51 @@ fn set_candidates(m: u32, pool: &[u64], k: usize) -> Vec<Vec<u64>> {
             idx[j] = idx[j - 1] + 1;
         }
     }
+}
+
+/// The parametric certificate of the disjoint-pairs rule (kind `pairs-rule`): `r*(m, 3) >=
+/// floor(m / 2)` for `4 <= m <= 64`. Its payload is the row identity
+/// `L(q, a, a) + L(q, b, b) + 2 H(q, a, b) = 4 x(a) - 4 x(b)` of a generic row, the same for
+/// every `m` (`docs/CASE_TREES.md` section 9).
+pub fn pairs_rule_certificate(m: u32) -> Result<crate::cert::CertificateFile, String> {
+    use crate::cert::format::{PairsRuleJson, PairsRuleMultiplierJson, KIND_PAIRS_RULE};
+    if !(4..=64).contains(&m) {
+        return Err(format!("the pairs rule needs 4 <= m <= 64, found m = {m}"));
+    }
+    let entry = |side: &str, a: &str, b: &str, y: &str| PairsRuleMultiplierJson {
+        side: side.into(),
+        others: vec![a.into(), b.into()],
+        y: y.into(),
+    };
+    let rule = PairsRuleJson {
+        identity: vec![
+            entry("low", "a", "a", "1"),
+            entry("low", "b", "b", "1"),
+            entry("high", "a", "b", "2"),
+        ],
+        gap: "4".into(),
+    };
+    let rank = u64::from(m / 2);
+    let prov = crate::search::certify::provenance(
+        &format!("pairs-rule: rank {} refuted by {rank} disjoint pairs, one row identity for every m (src/lower/case_tree.rs)", rank - 1),
+        &format!("nkrank lower pairs-rule --m {m}"),
+    );
+    Ok(crate::cert::CertificateFile {
+        format: crate::cert::FORMAT_NAME.into(),
+        version: crate::cert::FORMAT_VERSION,
+        kind: KIND_PAIRS_RULE.into(),
+        m,
+        length: 3,
+        claim: crate::cert::Claim {
+            bound: "lower".into(),
+            rank,
+        },
+        provenance: Some(prov),
+        model: None,
+        multipliers: None,
+        ratio: None,
+        fooling: None,
+        case_tree: None,
+        pairs_rule: Some(rule),
+    })
 }

@@ -360,5 +360,6 @@ pub fn certificate(
         ratio: None,
         fooling: Some(f),
         case_tree: None,
+        pairs_rule: None,
     })
 }

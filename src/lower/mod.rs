@@ -2,7 +2,9 @@
 //! multiplicative fooling sets (B2), and case trees (B3). The LP solver proposes; every object returned here has
 //! already passed the checker's exact code.
 
+pub mod aggregated;
 pub mod case_tree;
+pub mod chirotope;
 pub mod fooling;
 pub mod ratio_lp;
 pub mod runs;

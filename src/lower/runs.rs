@@ -9,6 +9,7 @@ use crate::cert::CertificateFile;
 use crate::ratio::{RatioInstance, TokenSpec};
 use crate::rational::{format_q, Q};
 use crate::search::certify::{check_and_write, provenance};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
@@ -320,6 +321,7 @@ pub fn cases_range(
                 ratio: None,
                 fooling: None,
                 case_tree: Some(tree),
+                pairs_rule: None,
             };
             let (path, _) = check_and_write(&cert, out_dir)?;
             eprintln!(
@@ -342,6 +344,354 @@ pub fn cases_range(
             } else {
                 ""
             }
+        );
+    }
+    Ok(())
+}
+
+/// Parses a shard `I/N` (`I < N`).
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s
+        .split_once('/')
+        .ok_or_else(|| format!("shard {s:?} must read I/N"))?;
+    let i: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard {s:?}: {a:?} is not a number"))?;
+    let n: usize = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard {s:?}: {b:?} is not a number"))?;
+    if n == 0 || i >= n {
+        return Err(format!("shard {s:?}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+/// Candidate query sets of a chirotope search, in a fixed order (the same in every shard).
+pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u64>>, String> {
+    Ok(match family {
+        "graphs" => super::case_tree::pair_graph_candidates(m, k),
+        "all" => {
+            if m > MAX_M_EXHAUSTIVE {
+                return Err(format!(
+                    "--family all is limited to m <= {MAX_M_EXHAUSTIVE}"
+                ));
+            }
+            // Every class; sets with queries of weight 2 to m - 2 first (a weight-1 row has two
+            // levels only and rarely closes anything), then by increasing total weight.
+            let mut v = super::chirotope::extension_candidates(m, k);
+            let odd = |q: &u64| q.count_ones() < 2 || q.count_ones() + 2 > m;
+            v.sort_by_key(|r| {
+                (
+                    r.iter().filter(|q| odd(q)).count(),
+                    r.iter().map(|q| q.count_ones()).sum::<u32>(),
+                )
+            });
+            v
+        }
+        ext if ext.starts_with("ext:") => {
+            // The given set extended by every other nonzero token (one set per token).
+            let base: Vec<u64> = ext[4..]
+                .split(',')
+                .map(|t| {
+                    u64::from_str_radix(t.trim(), 2)
+                        .map_err(|_| format!("{t:?} is not a binary token"))
+                })
+                .collect::<Result<_, String>>()?;
+            if base.len() + 1 != k {
+                return Err(format!(
+                    "--family ext:SET needs a set of k - 1 = {} queries",
+                    k - 1
+                ));
+            }
+            (1..1u64 << m)
+                .filter(|t| !base.contains(t))
+                .map(|t| {
+                    let mut r = base.clone();
+                    r.push(t);
+                    r
+                })
+                .collect()
+        }
+        list => vec![list
+            .split(',')
+            .map(|t| {
+                u64::from_str_radix(t.trim(), 2).map_err(|_| format!("{t:?} is not a binary token"))
+            })
+            .collect::<Result<Vec<u64>, String>>()?],
+    })
+}
+
+/// One finished candidate of a chirotope search, as a line of a shard's state file
+/// (`index queries cases closed open`, queries in binary joined by commas).
+fn state_line(idx: usize, label: &str, cases: usize, closed: usize, open: usize) -> String {
+    format!("{idx} {label} {cases} {closed} {open}")
+}
+
+/// A finished candidate: queries label, cases, closed, open.
+type StateEntry = (String, usize, usize, usize);
+
+/// Reads a state file: candidate index -> its entry.
+fn read_state(path: &Path) -> Result<BTreeMap<usize, StateEntry>, String> {
+    let mut out = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(out);
+    };
+    for (n, line) in text.lines().enumerate() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let parse = |s: &str| {
+            s.parse::<usize>()
+                .map_err(|_| format!("{}: line {}: bad number {s:?}", path.display(), n + 1))
+        };
+        if f.len() != 5 {
+            // A line cut by an interruption: ignored, the candidate is redone.
+            continue;
+        }
+        out.insert(
+            parse(f[0])?,
+            (f[1].to_string(), parse(f[2])?, parse(f[3])?, parse(f[4])?),
+        );
+    }
+    Ok(out)
+}
+
+/// The state file of shard `i` of `n` in `dir`.
+pub fn state_path(
+    dir: &Path,
+    m: u32,
+    k: usize,
+    family: &str,
+    i: usize,
+    n: usize,
+) -> std::path::PathBuf {
+    let fam = if matches!(family, "graphs" | "all") {
+        family.to_string()
+    } else {
+        family.replace([',', ':'], "-")
+    };
+    dir.join(format!("chirotopes-m{m:02}-k{k}-{fam}-shard{i}of{n}.txt"))
+}
+
+/// Chirotope search (rank 3, N = 3) over candidate sets of `k` queries, shard `I/N` of them
+/// (candidate index `= I mod N`). Each finished candidate is appended to the shard's state file
+/// in `state_dir`, so a rerun skips it (resume after interruption); a progress bar shows sets
+/// done, remaining and the best coverage. A set whose every chirotope closes is written as a
+/// certificate (after the exact check) and ends the run.
+pub fn chirotopes_run(
+    m: u32,
+    k: usize,
+    family: &str,
+    compositions: bool,
+    shard: &str,
+    out_dir: &Path,
+    state_dir: &Path,
+) -> Result<(), String> {
+    use super::chirotope::chirotope_search;
+    use std::io::Write as _;
+    let (si, sn) = parse_shard(shard)?;
+    let sets = chirotope_candidates(m, k, family)?;
+    std::fs::create_dir_all(state_dir)
+        .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
+    let spath = state_path(state_dir, m, k, family, si, sn);
+    let done = read_state(&spath)?;
+    let mine: Vec<usize> = (0..sets.len()).filter(|i| i % sn == si).collect();
+    eprintln!(
+        "m = {m}, k = {k}: {} candidate sets ({family}), shard {si}/{sn}: {} here, {} already done ({})",
+        sets.len(),
+        mine.len(),
+        mine.iter().filter(|i| done.contains_key(i)).count(),
+        spath.display()
+    );
+    let mut state = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&spath)
+        .map_err(|e| format!("cannot open {}: {e}", spath.display()))?;
+    let bar = indicatif::ProgressBar::new(mine.len() as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sets ({eta} left) {msg}")
+    {
+        bar.set_style(style);
+    }
+    let cache = super::chirotope::SplitCache::default();
+    let mut best = done
+        .values()
+        .map(|v| (v.2, v.1, v.0.clone()))
+        .max()
+        .unwrap_or_default();
+    let mut tried = 0usize;
+    for &idx in &mine {
+        if done.contains_key(&idx) {
+            bar.inc(1);
+            continue;
+        }
+        let rows = &sets[idx];
+        let t = Instant::now();
+        tried += 1;
+        let label: Vec<String> = rows
+            .iter()
+            .map(|q| format!("{q:0width$b}", width = m as usize))
+            .collect();
+        let rep = super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
+        let rep = if rep.open.is_empty() {
+            chirotope_search(m, rows, compositions)?
+        } else {
+            rep
+        };
+        let line = format!(
+            "set {idx} [{}]: {} chirotopes, {} closed, {} open ({:.1}s)",
+            label.join(" "),
+            rep.cases,
+            rep.closed.len(),
+            rep.open.len(),
+            t.elapsed().as_secs_f64()
+        );
+        // A hidden bar (stderr not a terminal, e.g. a log file) prints nothing: print directly.
+        if bar.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            bar.println(line);
+        }
+        writeln!(
+            state,
+            "{}",
+            state_line(
+                idx,
+                &label.join(","),
+                rep.cases,
+                rep.closed.len(),
+                rep.open.len()
+            )
+        )
+        .map_err(|e| e.to_string())?;
+        if rep.closed.len() > best.0 {
+            best = (rep.closed.len(), rep.cases, label.join(","));
+        }
+        bar.set_message(format!(
+            "best set closes {} of {} chirotopes",
+            best.0, best.1
+        ));
+        bar.inc(1);
+        if let Some(tree) = super::chirotope::chirotope_tree(m, rows, &rep)? {
+            let prov = provenance(
+                &format!("case-tree: rank 3 refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
+                &format!("nkrank lower chirotopes --m {m} --k {k} --family {}", label.join(",")),
+            );
+            let cert = CertificateFile {
+                format: crate::cert::FORMAT_NAME.into(),
+                version: crate::cert::FORMAT_VERSION,
+                kind: crate::cert::format::KIND_CASE_TREE.into(),
+                m,
+                length: 3,
+                claim: crate::cert::Claim {
+                    bound: "lower".into(),
+                    rank: 4,
+                },
+                provenance: Some(prov),
+                model: None,
+                multipliers: None,
+                ratio: None,
+                fooling: None,
+                case_tree: Some(tree),
+                pairs_rule: None,
+            };
+            let (path, _) = check_and_write(&cert, out_dir)?;
+            bar.finish_and_clear();
+            eprintln!(
+                "m = {m}: chirotope tree certifies r* >= 4 -> {}",
+                path.display()
+            );
+            return Ok(());
+        }
+    }
+    bar.finish_and_clear();
+    eprintln!("m = {m}, k = {k}, shard {si}/{sn}: {tried} sets tried now, none closes every chirotope; best closes {} of {} ([{}])", best.0, best.1, best.2);
+    Ok(())
+}
+
+/// Assembles the state files of the `n` shards of a chirotope search: prints how many
+/// candidates are done, how many chirotopes the best ones close, every set that closes all of
+/// them (its certificate was written by its shard), and exactly which candidates remain.
+pub fn chirotopes_merge(
+    m: u32,
+    k: usize,
+    family: &str,
+    n: usize,
+    state_dir: &Path,
+) -> Result<bool, String> {
+    let sets = chirotope_candidates(m, k, family)?;
+    let mut all: BTreeMap<usize, StateEntry> = BTreeMap::new();
+    for i in 0..n {
+        for (idx, v) in read_state(&state_path(state_dir, m, k, family, i, n))? {
+            if idx % n != i || idx >= sets.len() {
+                return Err(format!(
+                    "shard {i}/{n} reports candidate {idx}, which is not its own"
+                ));
+            }
+            all.insert(idx, v);
+        }
+    }
+    let remaining: Vec<usize> = (0..sets.len()).filter(|i| !all.contains_key(i)).collect();
+    let full: Vec<&String> = all.values().filter(|v| v.3 == 0).map(|v| &v.0).collect();
+    let mut by_closed: Vec<(&usize, &StateEntry)> = all.iter().collect();
+    by_closed.sort_by_key(|(i, v)| (std::cmp::Reverse(v.2), **i));
+    println!(
+        "m = {m}, k = {k}, family {family}: {} candidate sets, {} done, {} remaining",
+        sets.len(),
+        all.len(),
+        remaining.len()
+    );
+    println!("sets closing every chirotope: {}", full.len());
+    for f in &full {
+        println!("  closes: {f}");
+    }
+    let hist = all
+        .values()
+        .fold(BTreeMap::new(), |mut h: BTreeMap<usize, usize>, v| {
+            *h.entry(v.2).or_default() += 1;
+            h
+        });
+    println!(
+        "closed chirotopes per set (closed: number of sets): {}",
+        hist.iter()
+            .rev()
+            .map(|(c, n)| format!("{c}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (i, v) in by_closed.iter().take(5) {
+        println!(
+            "  set {i} [{}]: {} of {} closed, {} open",
+            v.0, v.2, v.1, v.3
+        );
+    }
+    if !remaining.is_empty() {
+        let shown: Vec<String> = remaining.iter().take(50).map(|i| i.to_string()).collect();
+        println!(
+            "remaining candidates: {}{}",
+            shown.join(" "),
+            if remaining.len() > 50 { " ..." } else { "" }
+        );
+    }
+    Ok(!full.is_empty())
+}
+
+/// The parametric disjoint-pairs certificate (kind `pairs-rule`, N = 3) for each `m` of the
+/// range: `r*(m, 3) >= floor(m / 2)` from one row identity checked symbolically
+/// (`docs/CASE_TREES.md` section 9). Written only after the checker accepted it.
+pub fn pairs_rule_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
+    for m in ms.0..=ms.1 {
+        if m < 4 {
+            eprintln!("m = {m}: fewer than two disjoint pairs; nothing to write");
+            continue;
+        }
+        let cert = super::case_tree::pairs_rule_certificate(m)?;
+        let (path, proven) = check_and_write(&cert, out_dir)?;
+        eprintln!(
+            "m = {m}: pairs rule certifies r* >= {} -> {}",
+            proven.rank,
+            path.display()
         );
     }
     Ok(())

@@ -37,6 +37,7 @@ pub fn model_certificate(model: &Model, length: u32, prov: Provenance) -> Certif
         ratio: None,
         fooling: None,
         case_tree: None,
+        pairs_rule: None,
     }
 }
 

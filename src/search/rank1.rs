@@ -190,6 +190,7 @@ fn farkas_from_float(
             ratio: None,
             fooling: None,
             case_tree: None,
+            pairs_rule: None,
         };
         if check(&cert, CheckOptions::default()).is_ok() {
             return Ok(cert);

@@ -308,11 +308,7 @@ impl RelKey {
     /// Integer coefficients of `sum coef * var >= 0` (strict in a solving model), over the query
     /// and the others, scaled by 2 (`docs/PROOFS.md` L3); repeated variables are listed repeatedly.
     pub fn coefficients(&self, set: &RowSet) -> Vec<(RelVar, i64)> {
-        let t = i64::from(self.target(set));
-        let (kc, wc) = match self.side {
-            RatioSide::Low => (-(2 * t - 1), 2),
-            RatioSide::High => (2 * t + 1, -2),
-        };
+        let (kc, wc) = side_coefficients(self.side, self.target(set));
         std::iter::once(set.query_orbit(self.row))
             .chain(self.others.iter().cloned())
             .flat_map(|o| {
@@ -322,6 +318,16 @@ impl RelKey {
                 ]
             })
             .collect()
+    }
+}
+
+/// Coefficients `(of every x, of every w)` of a row constraint with target `t`, scaled by 2
+/// (THEORY.md L3): low side `sum_S (2 w - (2t - 1) x) > 0`, high side `sum_S ((2t + 1) x - 2 w) > 0`.
+pub fn side_coefficients(side: RatioSide, t: u32) -> (i64, i64) {
+    let t = i64::from(t);
+    match side {
+        RatioSide::Low => (-(2 * t - 1), 2),
+        RatioSide::High => (2 * t + 1, -2),
     }
 }
 

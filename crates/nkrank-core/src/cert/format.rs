@@ -18,6 +18,9 @@ pub const KIND_ROW_RATIO: &str = "row-ratio";
 pub const KIND_FOOLING: &str = "fooling-set";
 /// `kind` of a case-tree certificate (proves `r*(m, N) >= rank`, `rank` = number of queries).
 pub const KIND_CASE_TREE: &str = "case-tree";
+/// `kind` of the parametric disjoint-pairs certificate (proves `r*(m, 3) >= rank` for
+/// `2 rank <= m`, one row identity for all `m`; `docs/CASE_TREES.md` section 9).
+pub const KIND_PAIRS_RULE: &str = "pairs-rule";
 
 /// A whole certificate file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -54,6 +57,9 @@ pub struct CertificateFile {
     /// The queries and one closed leaf per split (kind `case-tree`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case_tree: Option<CaseTreeJson>,
+    /// The row identity of the disjoint-pairs rule (kind `pairs-rule`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs_rule: Option<PairsRuleJson>,
 }
 
 /// The claim: `r*(m, N) <= rank` (`bound = "upper"`) or `r*(m, N) >= rank` (`"lower"`); a
@@ -284,4 +290,28 @@ pub struct RelationEntryJson {
     pub orbit: String,
     /// The multiplier, a nonzero rational.
     pub lambda: String,
+}
+
+/// The parametric disjoint-pairs certificate (`docs/CASE_TREES.md` section 9): multipliers on the
+/// constraints of a generic row `q` (a pair) with two symbolic tokens, `a` at level 0 and `b` at
+/// level 2, whose combination is `gap * (x(a) - x(b))`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PairsRuleJson {
+    /// Positive multipliers on constraints of the generic row, keys strictly increasing.
+    pub identity: Vec<PairsRuleMultiplierJson>,
+    /// The positive rational `c` with `sum y A = c (x(a) - x(b))`.
+    pub gap: String,
+}
+
+/// A multiplier on one constraint of the generic row.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PairsRuleMultiplierJson {
+    /// `"low"` or `"high"`.
+    pub side: String,
+    /// The other `N - 1 = 2` tokens, each `"a"`, `"b"` or `"q"`, nondecreasing.
+    pub others: Vec<String>,
+    /// The multiplier, a positive rational.
+    pub y: String,
 }

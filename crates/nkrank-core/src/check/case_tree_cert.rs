@@ -42,6 +42,9 @@ pub type Relation = (Vec<usize>, Vec<usize>);
 
 /// Checks a case tree for `(m, length)` claiming `r* >= rank`. `Ok` means the claim is proved.
 pub fn check_case_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Result<(), String> {
+    if j.cases == "chirotopes" {
+        return super::chirotope_cert::check_chirotope_tree(m, length, rank, j);
+    }
     let set = RowSet::new(m, length, &j.queries)?;
     let k = set.k();
     let (proves, cases) = match j.cases.as_str() {
@@ -56,7 +59,7 @@ pub fn check_case_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
         }
         other => {
             return Err(format!(
-                "cases must be \"splits\" or \"orders\", found {other:?}"
+                "cases must be \"splits\", \"orders\" or \"chirotopes\", found {other:?}"
             ))
         }
     };

@@ -4,14 +4,18 @@
 
 pub mod case_tree_cert;
 pub mod combine;
+pub mod chirotope_cert;
 pub mod fooling_cert;
 pub mod model_cert;
+pub mod pairs_rule_cert;
 pub mod rank1_cert;
 pub mod ratio_cert;
 pub mod report;
 pub mod table;
 
-use crate::cert::format::{KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1, KIND_ROW_RATIO};
+use crate::cert::format::{
+    KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
+};
 use crate::cert::{CertificateFile, FORMAT_NAME, FORMAT_VERSION};
 use crate::rational::Q;
 
@@ -129,6 +133,12 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
             cert.kind
         ));
     }
+    if cert.pairs_rule.is_some() && cert.kind != KIND_PAIRS_RULE {
+        return Err(format!(
+            "a {:?} certificate must not carry a \"pairs_rule\" field",
+            cert.kind
+        ));
+    }
     if bound == Bound::Lemma && cert.kind != KIND_ROW_RATIO {
         return Err("claim.bound \"lemma\" is only for row-ratio certificates".into());
     }
@@ -215,6 +225,25 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
                 .as_ref()
                 .ok_or("case-tree certificate without a \"case_tree\" field")?;
             case_tree_cert::check_case_tree(cert.m, cert.length, cert.claim.rank, t)?;
+            None
+        }
+        KIND_PAIRS_RULE => {
+            if bound != Bound::Lower {
+                return Err(
+                    "a pairs-rule certificate proves a lower bound; claim.bound must be \"lower\""
+                        .into(),
+                );
+            }
+            if extra_model || extra_mult {
+                return Err(
+                    "a pairs-rule certificate must not carry a model or rank-1 multipliers".into(),
+                );
+            }
+            let p = cert
+                .pairs_rule
+                .as_ref()
+                .ok_or("pairs-rule certificate without a \"pairs_rule\" field")?;
+            pairs_rule_cert::check_pairs_rule(cert.m, cert.length, cert.claim.rank, p)?;
             None
         }
         other => return Err(format!("unknown certificate kind {other:?}")),

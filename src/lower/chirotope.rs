@@ -1,0 +1,363 @@
+//! Chirotope trees (rank 3): for `k` queries, every acyclic rank-3 chirotope of their rows is a
+//! case, closed by one relation `sum_P x_i = sum_N x_i` whose sign pattern is a vector of the
+//! chirotope (a circuit, or a composition of circuits), see `docs/CASE_TREES.md` section 8.
+//!
+//! A relation with support `S` and sides `P`, `N` is the split `{P, N}` of the queries in `S`;
+//! its leaf is the split leaf of those queries alone (solved by [`super::case_tree::solve_split`]
+//! on their own reduced system) and is cached by `(S, P)`, since many chirotopes share it.
+
+use super::aggregated::solve_case_aggregated;
+use super::case_tree::{solve_split, LeafOutcome, System};
+use crate::cert::format::{CaseLeafJson, CaseTreeJson};
+use crate::check::chirotope_cert::{case_label, check_chirotope_leaf};
+use crate::chirotope::{chirotopes, Chirotope};
+use crate::relation::RowSet;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A sign vector on the `k` queries (`-1`, `0`, `+1`).
+pub type SignVector = Vec<i8>;
+
+/// The circuits of a chirotope, both signs.
+pub fn circuits(ch: &Chirotope) -> Vec<SignVector> {
+    let k = ch.k;
+    let mut out = Vec::new();
+    for a in 0..k {
+        for b in a + 1..k {
+            for c in b + 1..k {
+                for d in c + 1..k {
+                    let s = ch.circuit([a, b, c, d]);
+                    let mut v = vec![0i8; k];
+                    for (i, &e) in [a, b, c, d].iter().enumerate() {
+                        v[e] = s[i];
+                    }
+                    out.push(v.iter().map(|x| -x).collect());
+                    out.push(v);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Composition `X o Y`: `X` where it is nonzero, `Y` elsewhere.
+pub fn compose(x: &[i8], y: &[i8]) -> SignVector {
+    x.iter()
+        .zip(y)
+        .map(|(&a, &b)| if a != 0 { a } else { b })
+        .collect()
+}
+
+/// The nonzero vectors reachable from the circuits by composition (every one is the sign
+/// pattern of a linear relation among the rows: `x + eps y` realizes `X o Y`).
+pub fn vectors(ch: &Chirotope) -> BTreeSet<SignVector> {
+    let mut set: BTreeSet<SignVector> = circuits(ch).into_iter().collect();
+    loop {
+        let list: Vec<SignVector> = set.iter().cloned().collect();
+        let before = set.len();
+        for x in &list {
+            for y in &list {
+                set.insert(compose(x, y));
+            }
+        }
+        if set.len() == before {
+            return set;
+        }
+    }
+}
+
+/// The split a sign vector stands for: `(support mask, P mask)`, `P` holding the smallest index
+/// of the support.
+pub fn split_of(v: &[i8]) -> (u32, u32) {
+    let first = v.iter().position(|&s| s != 0).unwrap_or(0);
+    let mut s = 0u32;
+    let mut p = 0u32;
+    for (i, &e) in v.iter().enumerate() {
+        if e != 0 {
+            s |= 1 << i;
+            if e == v[first] {
+                p |= 1 << i;
+            }
+        }
+    }
+    (s, p)
+}
+
+/// Outcome of the chirotope search for one query set.
+pub struct ChirotopeReport {
+    /// Number of chirotopes (cases).
+    pub cases: usize,
+    /// Cases closed by one of their vectors, with the closing split.
+    pub closed: Vec<(usize, (u32, u32))>,
+    /// Cases no vector closes.
+    pub open: Vec<usize>,
+    /// Splits solved: `(support, P)` -> closed leaf or open margin.
+    pub splits: BTreeMap<(u32, u32), Result<CaseLeafJson, f64>>,
+}
+
+/// Whether [`solve_support_split`] uses the level-aggregated LP (default) or the multiset LP.
+pub static AGGREGATED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Solves the split `(support, P)` of `rows` on the support's own reduced system.
+pub fn solve_support_split(
+    m: u32,
+    rows: &[u64],
+    support: u32,
+    p: u32,
+) -> Result<Result<CaseLeafJson, f64>, String> {
+    let idx: Vec<usize> = (0..rows.len())
+        .filter(|&i| (support >> i) & 1 == 1)
+        .collect();
+    let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+    let set = RowSet::new(m, 3, &sub)?;
+    let positive: Vec<usize> = idx
+        .iter()
+        .enumerate()
+        .filter(|(_, &i)| (p >> i) & 1 == 1)
+        .map(|(j, _)| j)
+        .collect();
+    let negative: Vec<usize> = (0..sub.len()).filter(|j| !positive.contains(j)).collect();
+    let outcome = if AGGREGATED.load(std::sync::atomic::Ordering::Relaxed) {
+        solve_case_aggregated(&set, &positive, &[(positive.clone(), negative)])?
+    } else {
+        solve_split(&System::new(set)?, &positive)?
+    };
+    Ok(match outcome {
+        LeafOutcome::Closed(l) => Ok(l),
+        LeafOutcome::Open(margin) => Err(margin),
+    })
+}
+
+/// Outcomes of splits shared between query sets: the split `{P, N}` of queries `S` up to
+/// coordinate permutations and reordering of the queries, mapped to closed (`true`) or open.
+pub type SplitCache = std::sync::Mutex<std::collections::HashMap<(Vec<(u32, u32)>, u32), bool>>;
+
+/// A key that two splits of query sets share iff a coordinate permutation and a reordering of
+/// the queries map one onto the other (sides unordered).
+pub fn split_key(m: u32, sub: &[u64], p: u32) -> Result<(Vec<(u32, u32)>, u32), String> {
+    let set = RowSet::new(m, 3, sub)?;
+    let k = sub.len();
+    let full = (1u32 << k) - 1;
+    let mut best: Option<(Vec<(u32, u32)>, u32)> = None;
+    for order in super::case_tree::permutations_of(k) {
+        // New index i holds old query order[i].
+        let map = |pat: u32| (0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i);
+        let mut v: Vec<(u32, u32)> = set
+            .patterns
+            .iter()
+            .zip(&set.sizes)
+            .map(|(&pat, &size)| (map(pat), size))
+            .collect();
+        v.sort();
+        let mp = map(p);
+        let key = (v, mp.min(full & !mp));
+        if best.as_ref().is_none_or(|b| key < *b) {
+            best = Some(key);
+        }
+    }
+    Ok(best.unwrap_or_default())
+}
+
+/// Closes as many chirotopes of `rows` as the splits of their vectors allow: first every circuit
+/// split (solved in parallel), then, for the cases still open, every other vector's split.
+/// With a `cache`, splits equivalent to one already solved are not solved again (their leaf is
+/// then missing and the tree must be rebuilt without the cache).
+pub fn chirotope_search(
+    m: u32,
+    rows: &[u64],
+    use_compositions: bool,
+) -> Result<ChirotopeReport, String> {
+    chirotope_search_cached(m, rows, use_compositions, None)
+}
+
+/// [`chirotope_search`] with an optional cache of split outcomes.
+pub fn chirotope_search_cached(
+    m: u32,
+    rows: &[u64],
+    use_compositions: bool,
+    cache: Option<&SplitCache>,
+) -> Result<ChirotopeReport, String> {
+    let k = rows.len();
+    let chis = chirotopes(k)?;
+    let vecs: Vec<Vec<(u32, u32)>> = chis
+        .iter()
+        .map(|c| {
+            let mut v: Vec<(u32, u32)> = if use_compositions {
+                vectors(c).iter().map(|x| split_of(x)).collect()
+            } else {
+                circuits(c).iter().map(|x| split_of(x)).collect()
+            };
+            // Circuits (4 rows) first, then larger supports.
+            v.sort_by_key(|&(s, p)| (s.count_ones(), s, p));
+            v.dedup();
+            v
+        })
+        .collect();
+    let mut splits: BTreeMap<(u32, u32), Result<CaseLeafJson, f64>> = BTreeMap::new();
+    let mut pending: BTreeSet<usize> = (0..chis.len()).collect();
+    let mut closed = Vec::new();
+    let mut cached_closed_all: BTreeSet<(u32, u32)> = BTreeSet::new();
+    for size in 4..=k as u32 {
+        // Splits of this support size needed by a pending case.
+        let need: BTreeSet<(u32, u32)> = pending
+            .iter()
+            .flat_map(|&c| {
+                vecs[c]
+                    .iter()
+                    .filter(|(s, _)| s.count_ones() == size)
+                    .cloned()
+            })
+            .filter(|x| !splits.contains_key(x))
+            .collect();
+        let need: Vec<(u32, u32)> = need.into_iter().collect();
+        type Solved = Result<(Result<CaseLeafJson, f64>, bool), String>;
+        let solved: Vec<Solved> = need
+            .par_iter()
+            .map(|&(s, p)| {
+                let Some(cache) = cache else {
+                    return Ok((solve_support_split(m, rows, s, p)?, false));
+                };
+                let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
+                let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+                let sp = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (p >> i) & 1 == 1)
+                    .fold(0u32, |a, (j, _)| a | 1 << j);
+                let key = split_key(m, &sub, sp)?;
+                let known = cache
+                    .lock()
+                    .map_err(|_| "cache poisoned".to_string())?
+                    .get(&key)
+                    .copied();
+                match known {
+                    Some(true) => Ok((Err(-1.0), true)),
+                    Some(false) => Ok((Err(0.0), false)),
+                    None => {
+                        let r = solve_support_split(m, rows, s, p)?;
+                        cache
+                            .lock()
+                            .map_err(|_| "cache poisoned".to_string())?
+                            .insert(key, r.is_ok());
+                        Ok((r, false))
+                    }
+                }
+            })
+            .collect();
+        let mut closed_by_cache: BTreeSet<(u32, u32)> = BTreeSet::new();
+        for (key, r) in need.into_iter().zip(solved) {
+            let (r, cached_closed) = r?;
+            if cached_closed {
+                closed_by_cache.insert(key);
+            }
+            splits.insert(key, r);
+        }
+        cached_closed_all.extend(closed_by_cache);
+        let is_closed =
+            |x: &(u32, u32)| matches!(splits.get(x), Some(Ok(_))) || cached_closed_all.contains(x);
+        let still: BTreeSet<usize> = pending
+            .iter()
+            .cloned()
+            .filter(|&c| match vecs[c].iter().find(|x| is_closed(x)) {
+                Some(&x) => {
+                    closed.push((c, x));
+                    false
+                }
+                None => true,
+            })
+            .collect();
+        pending = still;
+        if pending.is_empty() {
+            break;
+        }
+    }
+    closed.sort();
+    Ok(ChirotopeReport {
+        cases: chis.len(),
+        closed,
+        open: pending.into_iter().collect(),
+        splits,
+    })
+}
+
+/// The chirotope tree of `rows` from a search that closed every case: one leaf per chirotope,
+/// its closing split's leaf with the relation's indices mapped back to the tree's queries.
+/// Every leaf is checked by the checker's own code before it is returned.
+pub fn chirotope_tree(
+    m: u32,
+    rows: &[u64],
+    rep: &ChirotopeReport,
+) -> Result<Option<CaseTreeJson>, String> {
+    if !rep.open.is_empty() {
+        return Ok(None);
+    }
+    let chis = chirotopes(rows.len())?;
+    let mut leaves = Vec::with_capacity(chis.len());
+    for (c, ch) in chis.iter().enumerate() {
+        let &(_, (s, p)) = rep
+            .closed
+            .iter()
+            .find(|(i, _)| *i == c)
+            .ok_or_else(|| format!("chirotope {c} has no closing split"))?;
+        let Some(Ok(sub_leaf)) = rep.splits.get(&(s, p)) else {
+            return Err(format!("split ({s:b}, {p:b}) is not closed"));
+        };
+        let idx: Vec<u32> = (0..rows.len() as u32)
+            .filter(|&i| (s >> i) & 1 == 1)
+            .collect();
+        let mut leaf = sub_leaf.clone();
+        leaf.case = case_label(ch);
+        for rel in &mut leaf.relations {
+            rel.positive = rel.positive.iter().map(|&j| idx[j as usize]).collect();
+            rel.negative = rel.negative.iter().map(|&j| idx[j as usize]).collect();
+        }
+        check_chirotope_leaf(m, 3, rows, ch, &leaf).map_err(|e| format!("chirotope {c}: {e}"))?;
+        leaves.push(leaf);
+    }
+    Ok(Some(CaseTreeJson {
+        cases: "chirotopes".into(),
+        queries: rows.to_vec(),
+        leaves,
+    }))
+}
+
+/// Every set of `k` distinct nonzero tokens, one per class under coordinate permutations and
+/// reorderings, built as the classes of `k - 1` tokens extended by one more token (every
+/// `k`-set contains a `(k - 1)`-set, which a coordinate permutation maps to its class
+/// representative). Much faster than scanning all `k`-subsets for `k >= 5`.
+pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
+    use super::case_tree::{all_set_candidates, set_orbit_key};
+    if k <= 4 {
+        return all_set_candidates(m, k);
+    }
+    let base = extension_candidates(m, k - 1);
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for rows in base {
+        for t in 1..1u64 << m {
+            if rows.contains(&t) {
+                continue;
+            }
+            let mut r = rows.clone();
+            r.push(t);
+            if let Ok(set) = RowSet::new(m, 3, &r) {
+                if seen.insert(set_orbit_key(&set)) {
+                    out.push(r);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_of_four_points_are_the_circuit() {
+        for ch in chirotopes(4).unwrap() {
+            assert_eq!(vectors(&ch).len(), 2);
+        }
+    }
+}
