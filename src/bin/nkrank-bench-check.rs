@@ -4,7 +4,8 @@
 //! For each file it prints the median of `--reps` runs of: reading the bytes (with
 //! decompression), parsing them into the certificate (the floor a check cannot go below),
 //! and the whole check (read, parse, verify), in milliseconds; with `--reference`, also the
-//! model verdict by the slow big-rational path (no scaling), for comparison.
+//! model verdict by the slow big-rational path (no scaling), and with `--brute-max-m M` brute
+//! force on models with `m <= M`, for comparison.
 
 use clap::Parser;
 use nkrank::cert::convert::model_from_json;
@@ -38,6 +39,9 @@ struct Args {
     /// Also time the reference (big-rational) verdict of model certificates.
     #[arg(long)]
     reference: bool,
+    /// Also time brute force (every sequence, exactly) on model certificates with m up to this.
+    #[arg(long, default_value_t = 0)]
+    brute_max_m: u32,
     /// Exact maximal error for models with m up to this (as `nkrank-check --max-error-m`).
     #[arg(long, default_value_t = 8)]
     max_error_m: u32,
@@ -116,7 +120,7 @@ fn main() {
     let opts = CheckOptions {
         max_error_up_to_m: args.max_error_m,
     };
-    println!("file\tread_ms\tparse_ms\tcheck_ms\treference_ms\tverdict");
+    println!("file\tread_ms\tparse_ms\tcheck_ms\treference_ms\tbrute_ms\tverdict");
     for f in &args.files {
         let read = median_ms(args.reps, || {
             read_bytes(f).ok();
@@ -154,8 +158,26 @@ fn main() {
         } else {
             "-".into()
         };
+        let brute = match parse_certificate(&bytes) {
+            Ok(c) if c.model.is_some() && c.m <= args.brute_max_m => c
+                .model
+                .as_ref()
+                .and_then(|mj| model_from_json(mj, c.m, c.claim.rank as usize).ok())
+                .map_or("-".into(), |model| {
+                    format!(
+                        "{:.1}",
+                        median_ms(1, || {
+                            nkrank::model::bruteforce::max_error_bruteforce(
+                                &model,
+                                c.length as usize,
+                            );
+                        })
+                    )
+                }),
+            _ => "-".into(),
+        };
         println!(
-            "{}\t{read:.1}\t{parse:.1}\t{check:.1}\t{reference}\t{verdict}",
+            "{}\t{read:.1}\t{parse:.1}\t{check:.1}\t{reference}\t{brute}\t{verdict}",
             f.display()
         );
     }

@@ -18,6 +18,7 @@
 
 pub mod cert;
 pub mod check;
+pub mod chirotope;
 pub mod model;
 pub mod rank1;
 pub mod ratio;

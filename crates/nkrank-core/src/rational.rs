@@ -84,6 +84,18 @@ pub fn format_q(x: &Q) -> String {
     }
 }
 
+/// [`format_q`] for messages: a long number (hostile input can make one huge) is shortened to
+/// its first digits and its length, so that every message stays one short line.
+pub fn format_q_short(x: &Q) -> String {
+    let s = format_q(x);
+    if s.len() <= 60 {
+        s
+    } else {
+        let head: String = s.chars().take(30).collect();
+        format!("{head}... ({} characters)", s.len())
+    }
+}
+
 /// Shorthand for the rational `p / q` from machine integers.
 pub fn q(p: i64, d: i64) -> Q {
     Q::new(BigInt::from(p), BigInt::from(d))

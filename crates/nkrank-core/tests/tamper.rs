@@ -2,7 +2,7 @@
 //! unless the changed certificate is still valid, which an independent exact evaluation (all
 //! multisets, no level reduction) then confirms.
 
-use nkrank_core::cert::format::{KIND_MODEL, KIND_RANK1};
+use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
 use nkrank_core::cert::io::read_certificate;
 use nkrank_core::check::{check, CheckOptions};
 use nkrank_core::rational::{format_q, parse_q, Q};

@@ -12,28 +12,26 @@ use std::path::Path;
 /// certificates stay below 2 MB; at this cap the parsed file takes at most about a gigabyte.
 pub const MAX_CERTIFICATE_BYTES: u64 = 64 << 20;
 
-/// Reads the bytes of a certificate: the path must name a regular file (after following
+/// Reads the bytes of a certificate (messages do not repeat the path, which the caller shows):
+/// the path must name a regular file (after following
 /// symbolic links); FIFOs, devices, sockets and directories are refused before they are
 /// opened, so that nothing blocks or reads without end.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
-        return Err(format!(
-            "{shown}: not a regular file (directories, FIFOs, devices and sockets are refused)"
-        ));
+        return Err(
+            "not a regular file (directories, FIFOs, devices and sockets are refused)".into(),
+        );
     }
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
     // The path may have been swapped between the two looks; the open handle decides.
     match file.metadata() {
         Ok(m) if m.is_file() => {}
-        _ => return Err(format!("{shown}: not a regular file")),
+        _ => return Err("not a regular file".into()),
     }
-    let too_large = || format!("{shown}: larger than {MAX_CERTIFICATE_BYTES} bytes");
+    let too_large = || format!("larger than {MAX_CERTIFICATE_BYTES} bytes");
     let mut input = BufReader::new(file.take(MAX_CERTIFICATE_BYTES + 1));
-    let head = input
-        .fill_buf()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
     let gzip = head.starts_with(&[0x1f, 0x8b]);
     let mut out = Vec::new();
     if gzip {
@@ -41,22 +39,20 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
         (&mut dec)
             .take(MAX_CERTIFICATE_BYTES + 1)
             .read_to_end(&mut out)
-            .map_err(|e| format!("{shown}: corrupt gzip stream: {e}"))?;
+            .map_err(|e| format!("corrupt gzip stream: {e}"))?;
         if out.len() as u64 > MAX_CERTIFICATE_BYTES {
             return Err(too_large());
         }
         // One gzip member and nothing after it: trailing bytes would be unchecked data.
         let mut rest = dec.into_inner();
-        let trailing = rest
-            .fill_buf()
-            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+        let trailing = rest.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
         if !trailing.is_empty() {
-            return Err(format!("{shown}: bytes after the end of the gzip stream"));
+            return Err("bytes after the end of the gzip stream".into());
         }
     } else {
         input
             .read_to_end(&mut out)
-            .map_err(|e| format!("cannot read {shown}: {e}"))?;
+            .map_err(|e| format!("cannot read: {e}"))?;
     }
     if out.len() as u64 > MAX_CERTIFICATE_BYTES {
         return Err(too_large());
@@ -66,8 +62,9 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Reads and parses a certificate file; gzip is recognized by its magic bytes.
 pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
-    let bytes = read_bytes(path)?;
-    parse_certificate(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    read_bytes(path)
+        .and_then(|bytes| parse_certificate(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Parses certificate text in its one accepted spelling.

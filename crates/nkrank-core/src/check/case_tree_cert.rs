@@ -26,7 +26,7 @@
 use super::combine::{check_multiplier, Combination};
 use crate::cert::format::{CaseLeafJson, CaseMultiplierJson, CaseTreeJson};
 use crate::ratio::RatioSide;
-use crate::rational::{format_q, parse_q, Q};
+use crate::rational::{format_q_short, parse_q, Q};
 use crate::relation::{orders, splits, Orbit, RelKey, RelVar, RowSet, MAX_LENGTH_RELATION};
 use num_traits::{Signed, Zero};
 use std::cmp::Ordering;
@@ -192,7 +192,7 @@ pub fn multiplier_key(
     if !y.is_positive() {
         return Err(format!(
             "multiplier {index} is {}, but every multiplier must be positive",
-            format_q(&y)
+            format_q_short(&y)
         ));
     }
     Ok((key, y))
@@ -274,13 +274,13 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
                 return Err(format!(
                     "the combination does not vanish on w_{i}[{}]: coefficient {}",
                     o.label(),
-                    format_q(&g.coefficient(var))
+                    format_q_short(&g.coefficient(var))
                 ));
             }
             RelVar::Kernel(i, o) if sign == Ordering::Greater => {
                 return Err(format!(
                     "the combination has coefficient {} > 0 on x_{i}[{}]",
-                    format_q(&g.coefficient(var)),
+                    format_q_short(&g.coefficient(var)),
                     o.label()
                 ));
             }

@@ -14,7 +14,7 @@
 //! [`Combination`] from all the multipliers; [`Combination::add`] each key's coefficients;
 //! then test signs with [`Combination::sign`].
 
-use crate::rational::{format_q, Q};
+use crate::rational::{format_q_short, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::cmp::Ordering;
@@ -36,7 +36,7 @@ pub fn check_multiplier<K: Ord>(
     if !y.is_positive() {
         return Err(format!(
             "{what} is {}, but every multiplier must be positive",
-            format_q(y)
+            format_q_short(y)
         ));
     }
     if previous.is_some_and(|p| p >= key) {

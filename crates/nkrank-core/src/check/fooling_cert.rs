@@ -23,7 +23,7 @@
 use super::ratio_cert::check_ratio;
 use crate::cert::format::FoolingJson;
 use crate::ratio::TokenSpec;
-use crate::rational::{format_q, Q};
+use crate::rational::{format_q_short, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
@@ -149,8 +149,8 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
         if &l1 * &l1 * &p >= Q::one() {
             return Err(format!(
                 "the largest pairwise product is {}, so (rank - 1)^2 P = {} is not below 1: the lemma does not exclude rank {}",
-                format_q(&p),
-                format_q(&(&l1 * &l1 * &p)),
+                format_q_short(&p),
+                format_q_short(&(&l1 * &l1 * &p)),
                 rank - 1
             ));
         }

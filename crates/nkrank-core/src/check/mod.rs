@@ -3,8 +3,8 @@
 //! `relation`, `task`, `rational`, `cert`) are the whole trusted base; see `docs/CERTIFICATES.md`.
 
 pub mod case_tree_cert;
-pub mod combine;
 pub mod chirotope_cert;
+pub mod combine;
 pub mod fooling_cert;
 pub mod model_cert;
 pub mod pairs_rule_cert;
@@ -14,7 +14,8 @@ pub mod report;
 pub mod table;
 
 use crate::cert::format::{
-    KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
+    CaseTreeJson, FoolingJson, ModelJson, MultiplierJson, PairsRuleJson, RatioJson, KIND_CASE_TREE,
+    KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
 };
 use crate::cert::{CertificateFile, FORMAT_NAME, FORMAT_VERSION};
 use crate::rational::Q;
@@ -80,8 +81,56 @@ impl Default for CheckOptions {
     }
 }
 
-/// Checks a parsed certificate. `Ok` means it proves exactly what [`Proven`] says.
-pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, String> {
+impl Bound {
+    /// Reads `claim.bound`.
+    pub fn parse(s: &str) -> Result<Bound, String> {
+        match s {
+            "upper" => Ok(Bound::Upper),
+            "lower" => Ok(Bound::Lower),
+            "lemma" => Ok(Bound::Lemma),
+            other => Err(format!(
+                "claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}"
+            )),
+        }
+    }
+}
+
+/// The part of a certificate that proves its claim, one variant per kind.
+#[derive(Clone, Copy, Debug)]
+pub enum Payload<'a> {
+    /// Kind `model`: the model.
+    Model(&'a ModelJson),
+    /// Kind `rank1-infeasible`: the Farkas multipliers.
+    Rank1(&'a [MultiplierJson]),
+    /// Kind `row-ratio`: the lemma and its multipliers.
+    RowRatio(&'a RatioJson),
+    /// Kind `fooling-set`: the pairs and their lemmas.
+    Fooling(&'a FoolingJson),
+    /// Kind `case-tree`: the queries and the leaves.
+    CaseTree(&'a CaseTreeJson),
+    /// Kind `pairs-rule`: the row identity of the disjoint-pairs rule.
+    PairsRule(&'a PairsRuleJson),
+}
+
+/// A certificate read into one shape: header checked, claim typed, exactly the payload its
+/// kind carries. Each kind's module then parses its payload, combines, and compares.
+#[derive(Clone, Copy, Debug)]
+pub struct Typed<'a> {
+    /// Bits per token.
+    pub m: u32,
+    /// Sequence length `N`.
+    pub length: u32,
+    /// Direction of the claim.
+    pub bound: Bound,
+    /// The claimed rank (0 for a lemma).
+    pub rank: u64,
+    /// The kind and its payload.
+    pub payload: Payload<'a>,
+}
+
+/// Reads the header and the kind of a parsed certificate: format and version, `N` and `m` in
+/// range, a claim its kind can make, and exactly the payload field of its kind.
+pub fn typed(cert: &CertificateFile) -> Result<Typed<'_>, String> {
     if cert.format != FORMAT_NAME {
         return Err(format!(
             "format is {:?}, expected {FORMAT_NAME:?}",
@@ -103,16 +152,7 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
     if cert.m == 0 {
         return Err("m = 0 is outside the task (tokens need at least one bit)".into());
     }
-    let bound = match cert.claim.bound.as_str() {
-        "upper" => Bound::Upper,
-        "lower" => Bound::Lower,
-        "lemma" => Bound::Lemma,
-        other => {
-            return Err(format!(
-                "claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}"
-            ))
-        }
-    };
+    let bound = Bound::parse(&cert.claim.bound)?;
     let (extra_model, extra_mult) = (cert.model.is_some(), cert.multipliers.is_some());
     // The lower-bound payloads belong to their own kinds only.
     if cert.ratio.is_some() && cert.kind != KIND_ROW_RATIO {
@@ -142,7 +182,7 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
     if bound == Bound::Lemma && cert.kind != KIND_ROW_RATIO {
         return Err("claim.bound \"lemma\" is only for row-ratio certificates".into());
     }
-    let max_error = match cert.kind.as_str() {
+    let payload = match cert.kind.as_str() {
         KIND_MODEL => {
             if bound != Bound::Upper {
                 return Err(
@@ -153,11 +193,11 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
             if extra_mult {
                 return Err("a model certificate must not carry multipliers".into());
             }
-            let model = cert
-                .model
-                .as_ref()
-                .ok_or("model certificate without a \"model\" field")?;
-            model_cert::check_model(cert.m, cert.length, cert.claim.rank, model, opts)?
+            Payload::Model(
+                cert.model
+                    .as_ref()
+                    .ok_or("model certificate without a \"model\" field")?,
+            )
         }
         KIND_RANK1 => {
             if bound != Bound::Lower || cert.claim.rank != 2 {
@@ -166,12 +206,11 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
             if extra_model {
                 return Err("a rank-1 infeasibility certificate must not carry a model".into());
             }
-            let mult = cert
-                .multipliers
-                .as_ref()
-                .ok_or("rank-1 infeasibility certificate without \"multipliers\"")?;
-            rank1_cert::check_rank1(cert.m, cert.length, mult)?;
-            None
+            Payload::Rank1(
+                cert.multipliers
+                    .as_ref()
+                    .ok_or("rank-1 infeasibility certificate without \"multipliers\"")?,
+            )
         }
         KIND_ROW_RATIO => {
             if bound != Bound::Lemma || cert.claim.rank != 0 {
@@ -182,12 +221,11 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
                     "a row-ratio certificate must not carry a model or rank-1 multipliers".into(),
                 );
             }
-            let r = cert
-                .ratio
-                .as_ref()
-                .ok_or("row-ratio certificate without a \"ratio\" field")?;
-            ratio_cert::check_ratio(cert.m, cert.length, r)?;
-            None
+            Payload::RowRatio(
+                cert.ratio
+                    .as_ref()
+                    .ok_or("row-ratio certificate without a \"ratio\" field")?,
+            )
         }
         KIND_FOOLING => {
             if bound != Bound::Lower {
@@ -201,12 +239,11 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
                     "a fooling-set certificate must not carry a model or rank-1 multipliers".into(),
                 );
             }
-            let f = cert
-                .fooling
-                .as_ref()
-                .ok_or("fooling-set certificate without a \"fooling\" field")?;
-            fooling_cert::check_fooling(cert.m, cert.length, cert.claim.rank, f)?;
-            None
+            Payload::Fooling(
+                cert.fooling
+                    .as_ref()
+                    .ok_or("fooling-set certificate without a \"fooling\" field")?,
+            )
         }
         KIND_CASE_TREE => {
             if bound != Bound::Lower {
@@ -220,12 +257,11 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
                     "a case-tree certificate must not carry a model or rank-1 multipliers".into(),
                 );
             }
-            let t = cert
-                .case_tree
-                .as_ref()
-                .ok_or("case-tree certificate without a \"case_tree\" field")?;
-            case_tree_cert::check_case_tree(cert.m, cert.length, cert.claim.rank, t)?;
-            None
+            Payload::CaseTree(
+                cert.case_tree
+                    .as_ref()
+                    .ok_or("case-tree certificate without a \"case_tree\" field")?,
+            )
         }
         KIND_PAIRS_RULE => {
             if bound != Bound::Lower {
@@ -239,21 +275,56 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
                     "a pairs-rule certificate must not carry a model or rank-1 multipliers".into(),
                 );
             }
-            let p = cert
-                .pairs_rule
-                .as_ref()
-                .ok_or("pairs-rule certificate without a \"pairs_rule\" field")?;
-            pairs_rule_cert::check_pairs_rule(cert.m, cert.length, cert.claim.rank, p)?;
-            None
+            Payload::PairsRule(
+                cert.pairs_rule
+                    .as_ref()
+                    .ok_or("pairs-rule certificate without a \"pairs_rule\" field")?,
+            )
         }
         other => return Err(format!("unknown certificate kind {other:?}")),
     };
-    Ok(Proven {
-        kind: cert.kind.clone(),
+    Ok(Typed {
         m: cert.m,
         length: cert.length,
         bound,
         rank: cert.claim.rank,
+        payload,
+    })
+}
+
+/// Checks a parsed certificate. `Ok` means it proves exactly what [`Proven`] says.
+pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, String> {
+    let t = typed(cert)?;
+    let (m, length, rank) = (t.m, t.length, t.rank);
+    let max_error = match t.payload {
+        Payload::Model(model) => model_cert::check_model(m, length, rank, model, opts)?,
+        Payload::Rank1(mult) => {
+            rank1_cert::check_rank1(m, length, mult)?;
+            None
+        }
+        Payload::RowRatio(r) => {
+            ratio_cert::check_ratio(m, length, r)?;
+            None
+        }
+        Payload::Fooling(f) => {
+            fooling_cert::check_fooling(m, length, rank, f)?;
+            None
+        }
+        Payload::CaseTree(tree) => {
+            case_tree_cert::check_case_tree(m, length, rank, tree)?;
+            None
+        }
+        Payload::PairsRule(p) => {
+            pairs_rule_cert::check_pairs_rule(m, length, rank, p)?;
+            None
+        }
+    };
+    Ok(Proven {
+        kind: cert.kind.clone(),
+        m,
+        length,
+        bound: t.bound,
+        rank,
         max_error,
         method: cert.provenance.as_ref().map(|p| p.method.clone()),
         command: cert.provenance.as_ref().map(|p| p.command.clone()),

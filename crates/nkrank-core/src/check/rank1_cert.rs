@@ -11,7 +11,7 @@ use super::combine::{check_multiplier, Combination};
 use crate::cert::convert::multiplier_from_json;
 use crate::cert::format::MultiplierJson;
 use crate::rank1::{var_index, Var};
-use crate::rational::format_q;
+use crate::rational::format_q_short;
 use std::cmp::Ordering;
 
 /// Largest `m` for a rank-1 infeasibility certificate (the reduced system is polynomial in m).
@@ -57,7 +57,7 @@ pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Resul
         if combo.sign(&v) == Ordering::Greater {
             return Err(format!(
                 "the combination has coefficient {} > 0 on kernel value v_{j}",
-                format_q(&combo.coefficient(&v))
+                format_q_short(&combo.coefficient(&v))
             ));
         }
     }
@@ -69,7 +69,7 @@ pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Resul
                     "the combination does not vanish on value w[W={w}][{},{}]: coefficient {}",
                     t.0,
                     t.1,
-                    format_q(&combo.coefficient(&v))
+                    format_q_short(&combo.coefficient(&v))
                 ));
             }
         }

@@ -24,7 +24,7 @@
 use super::combine::{check_multiplier, Combination};
 use crate::cert::format::{RatioJson, RatioMultiplierJson, RatioPointEntryJson, TokenSpecJson};
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioSide, RatioVar, TokenSpec};
-use crate::rational::{format_q, parse_q, Q};
+use crate::rational::{format_q, format_q_short, parse_q, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
@@ -155,7 +155,7 @@ pub fn point_from_json(
             return Err(format!(
                 "{name}: k[{}] = {} is negative",
                 e.orbit,
-                format_q(&k)
+                format_q_short(&k)
             ));
         }
         out.insert(o, (k, w));
@@ -169,7 +169,7 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
     let inst = instance_from_json(m, length, j)?;
     let rho = parse_q(&j.rho).map_err(|e| format!("rho: {e}"))?;
     if rho.is_negative() {
-        return Err(format!("rho = {} is negative", format_q(&rho)));
+        return Err(format!("rho = {} is negative", format_q_short(&rho)));
     }
     if j.multipliers.is_empty() {
         return Err("no multipliers: an empty combination proves nothing".into());
@@ -197,7 +197,7 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
             return Err(format!(
                 "the combination does not vanish on w[{}]: coefficient {}",
                 o.label(),
-                format_q(&c)
+                format_q_short(&c)
             ));
         }
         if o != oa && o != ob {
@@ -205,7 +205,7 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
             if c.is_positive() {
                 return Err(format!(
                     "the combination has coefficient {} > 0 on k[{}]",
-                    format_q(&c),
+                    format_q_short(&c),
                     o.label()
                 ));
             }
@@ -215,14 +215,14 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
     if !gb.is_negative() {
         return Err(format!(
             "the combination's coefficient on k_b is {}, it must be negative",
-            format_q(&gb)
+            format_q_short(&gb)
         ));
     }
     if (&ga + &rho * &gb).is_positive() {
         return Err(format!(
             "the combination proves only k_b <= {} k_a, more than the claimed rho = {}",
-            format_q(&(&ga / -&gb)),
-            format_q(&rho)
+            format_q_short(&(&ga / -&gb)),
+            format_q_short(&rho)
         ));
     }
     let mut witness_ok = false;
@@ -237,7 +237,7 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
                 return Err(format!(
                     "witness violates constraint {:?}: value {}",
                     key,
-                    format_q(&v)
+                    format_q_short(&v)
                 ));
             }
         }
@@ -255,7 +255,7 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
                 return Err(format!(
                     "interior point does not satisfy constraint {:?} strictly: value {}",
                     key,
-                    format_q(&v)
+                    format_q_short(&v)
                 ));
             }
         }

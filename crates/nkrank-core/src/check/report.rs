@@ -3,7 +3,7 @@
 
 use super::table::{build_table, TableRow};
 use super::{check, CheckOptions, Proven};
-use crate::cert::io::read_certificate;
+use crate::cert::io::{parse_certificate, read_bytes};
 use crate::rational::format_q;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -69,7 +69,11 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> 
 /// Reads and checks one file. A panic inside the check (which would be a bug) is turned into a
 /// rejection rather than taking the whole run down.
 pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
-    let outcome = std::panic::catch_unwind(|| read_certificate(path).and_then(|c| check(&c, opts)))
+    let outcome = std::panic::catch_unwind(|| {
+        read_bytes(path)
+            .and_then(|bytes| parse_certificate(&bytes))
+            .and_then(|c| check(&c, opts))
+    })
         .unwrap_or_else(|_| {
             Err(
                 "internal error: the checker panicked on this file, which is a bug in nkrank-check (please report it with the file); certificate not accepted"
