@@ -831,6 +831,10 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
             }
         }
     }
+    // The row LPs below are not interrupted once started: do not start them past the deadline.
+    if Instant::now() > deadline {
+        return (None, fm, err);
+    }
     // Rows given V: each row's features and moments by its exact L4 LP (maximal margin), then
     // the values again by the min-max LP of the rounded kernel.
     if let Some((u, margins)) = super::alternating::u_step(m, length, &v) {
