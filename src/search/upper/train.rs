@@ -702,14 +702,14 @@ pub fn row_values_minmax(
                 continue;
             }
             let mu = (length > 2).then(|| vars.add(variable()));
-            for z in 0..n {
-                if lev[z] < tau {
+            for (z, &level) in lev.iter().enumerate() {
+                if level < tau {
                     continue;
                 }
                 if let Some(mu) = mu {
                     cons.push((term(z) - mu).geq(0.0));
                 }
-                if lev[z] == tau {
+                if level == tau {
                     let mut lhs = own.clone() + term(z);
                     if let Some(mu) = mu {
                         lhs += (length - 2) as f64 * mu;
