@@ -2,7 +2,8 @@
 # The main job: set up, reproduce the certified table r*(m, 3) for a range of m (both sides)
 # into OUT_DIR by rerunning the command recorded in each committed certificate, and check every
 # result with the solver-free checker.
-# Usage: scripts/run.sh [OUT_DIR] [M_RANGE]   (defaults: out/certificates, 1-8)
+# Usage: scripts/run.sh [OUT_DIR] [M_RANGE] [TIME_LIMIT_PER_M]   (defaults: out/certificates, 1-8,
+# the time limit recorded in each command; a smaller limit that binds may give other models)
 #
 # The commands come from `nkrank table --format csv certificates` (the provenance of the best
 # certificate of each side), so the run never searches a rank that a certificate already
@@ -14,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/certificates}"
 range="${2:-1-8}"
+limit="${3:-}"
 lo="${range%-*}"
 hi="${range#*-}"
 scripts/setup.sh
@@ -33,6 +35,11 @@ while IFS= read -r line; do
     [[ -n "$cmd" && -z "${seen[$cmd]:-}" ]] || continue
     seen[$cmd]=1
     read -r -a words <<< "$cmd"
+    if [[ -n "$limit" ]]; then
+      for i in "${!words[@]}"; do
+        [[ "${words[$i]}" == --time-limit ]] && words[i+1]="$limit"
+      done
+    fi
     extra=(--out "$out")
     [[ "${words[1]}" == solve ]] && extra+=(--known certificates)
     echo "+ target/release/${cmd} ${extra[*]}" >&2
