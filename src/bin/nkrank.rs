@@ -368,6 +368,9 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, args: &Se
                 engine: args.engine,
                 shard: args.shard.unwrap_or(upper::train::Shard::ALL),
                 restarts: args.restarts,
+                // Only what the --known folders certify: the output folder is read by the
+                // search itself (resumption).
+                known_upper: if args.known.is_empty() { None } else { known_bounds(&args.known, m, length).1 },
             };
             let t = Instant::now();
             match upper::run(&opts) {

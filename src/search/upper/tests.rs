@@ -149,6 +149,7 @@ fn run_writes_checked_certificates() {
         engine: super::Engine::Auto,
         shard: super::train::Shard::ALL,
         restarts: super::DEFAULT_RESTARTS,
+        known_upper: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -220,6 +221,7 @@ fn checkpoint_resumes() {
         engine: super::Engine::Train,
         shard: Shard::ALL,
         restarts: 2,
+        known_upper: None,
     };
     let ck = Checkpoint {
         m: 3,
