@@ -48,15 +48,25 @@ struct Args {
 /// Prints the exact maximal error of a certificate's model (after checking the certificate).
 fn print_max_error(path: &std::path::Path, length: u32) -> Result<(), String> {
     let cert = nkrank::cert::io::read_certificate(path)?;
-    let opts = nkrank::check::CheckOptions { max_error_up_to_m: 0 };
+    let opts = nkrank::check::CheckOptions {
+        max_error_up_to_m: 0,
+    };
     let proven = nkrank::check::check(&cert, opts)?;
     let json = cert.model.as_ref().ok_or("not a model certificate")?;
     let model = nkrank::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
-    let e = nkrank::model::levels::max_error(&model, length as usize).ok_or("the model is invalid somewhere")?;
-    println!("{}: m = {}, rank {}, exact max error {} (~{:.6})", path.display(), cert.m, proven.rank, format_q(&e), {
-        use num_traits::ToPrimitive;
-        e.to_f64().unwrap_or(f64::NAN)
-    });
+    let e = nkrank::model::levels::max_error(&model, length as usize)
+        .ok_or("the model is invalid somewhere")?;
+    println!(
+        "{}: m = {}, rank {}, exact max error {} (~{:.6})",
+        path.display(),
+        cert.m,
+        proven.rank,
+        format_q(&e),
+        {
+            use num_traits::ToPrimitive;
+            e.to_f64().unwrap_or(f64::NAN)
+        }
+    );
     Ok(())
 }
 
@@ -68,8 +78,16 @@ fn step_costs(args: &Args) {
     for m in args.m_from..=args.m_to.unwrap_or(args.m_from) {
         let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.3}"));
         let s = structured::step_cost(m, args.length as usize);
-        let e = (m <= alternating::MAX_M_ALTERNATING).then(|| alternating::step_cost(m, args.length as usize, m as usize, args.seed)).flatten();
-        println!("| {m} | {} | {} | {} | {} |", fmt(s.map(|x| x.0)), fmt(s.map(|x| x.1)), fmt(e.map(|x| x.0)), fmt(e.map(|x| x.1)));
+        let e = (m <= alternating::MAX_M_ALTERNATING)
+            .then(|| alternating::step_cost(m, args.length as usize, m as usize, args.seed))
+            .flatten();
+        println!(
+            "| {m} | {} | {} | {} | {} |",
+            fmt(s.map(|x| x.0)),
+            fmt(s.map(|x| x.1)),
+            fmt(e.map(|x| x.0)),
+            fmt(e.map(|x| x.1))
+        );
     }
 }
 
@@ -112,7 +130,9 @@ fn main() {
                 "| {m} | {} | {} | {} | {secs:.1} | {} |",
                 p.rank,
                 1u64 << m,
-                p.max_error.as_ref().map_or("(not computed)".into(), format_q),
+                p.max_error
+                    .as_ref()
+                    .map_or("(not computed)".into(), format_q),
                 path.display()
             ),
             Ok(None) => println!("| {m} | none found | {} | | {secs:.1} | |", 1u64 << m),

@@ -7,8 +7,8 @@ use nkrank::check::CheckOptions;
 use nkrank::search::certify::{check_and_write, model_certificate, provenance};
 use nkrank::search::full_rank::full_rank_model;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
-use nkrank::search::upper::{self, UpperOptions};
 use nkrank::search::table_render::{render_table, TableFormat};
+use nkrank::search::upper::{self, UpperOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,7 +21,10 @@ const MAX_LENGTH: u32 = 8;
 const MAX_M_FULL_RANK: u32 = 8;
 
 #[derive(Parser)]
-#[command(version, about = "Certified bounds on the least feature rank r*(m, N) of nonnegative kernel attention on Min-IP")]
+#[command(
+    version,
+    about = "Certified bounds on the least feature rank r*(m, N) of nonnegative kernel attention on Min-IP"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -176,7 +179,9 @@ fn known_bounds(dirs: &[PathBuf], m: u32, length: u32) -> (usize, Option<usize>)
     let mut lowers: Vec<(usize, PathBuf)> = Vec::new();
     let mut uppers: Vec<(usize, PathBuf)> = Vec::new();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir.join(format!("len{length}"))) else { continue };
+        let Ok(entries) = std::fs::read_dir(dir.join(format!("len{length}"))) else {
+            continue;
+        };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             // mMM-{lower,upper}-rK-KIND.json[.gz]; anything else (temporaries too) is ignored.
@@ -184,8 +189,14 @@ fn known_bounds(dirs: &[PathBuf], m: u32, length: u32) -> (usize, Option<usize>)
                 continue;
             }
             let parts: Vec<&str> = name.splitn(4, '-').collect();
-            let (Some(mm), Some(side), Some(rk)) = (parts.first(), parts.get(1), parts.get(2)) else { continue };
-            let (Some(mm), Some(rk)) = (mm.strip_prefix('m').and_then(|x| x.parse::<u32>().ok()), rk.strip_prefix('r').and_then(|x| x.parse::<usize>().ok())) else {
+            let (Some(mm), Some(side), Some(rk)) = (parts.first(), parts.get(1), parts.get(2))
+            else {
+                continue;
+            };
+            let (Some(mm), Some(rk)) = (
+                mm.strip_prefix('m').and_then(|x| x.parse::<u32>().ok()),
+                rk.strip_prefix('r').and_then(|x| x.parse::<usize>().ok()),
+            ) else {
                 continue;
             };
             match *side {
@@ -197,8 +208,21 @@ fn known_bounds(dirs: &[PathBuf], m: u32, length: u32) -> (usize, Option<usize>)
     }
     lowers.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     uppers.sort();
-    let valid = |p: &Path| check_file(p, CheckOptions { max_error_up_to_m: 0 }).outcome.is_ok();
-    let lower = lowers.iter().find(|(_, p)| valid(p)).map(|(k, _)| *k).unwrap_or(1);
+    let valid = |p: &Path| {
+        check_file(
+            p,
+            CheckOptions {
+                max_error_up_to_m: 0,
+            },
+        )
+        .outcome
+        .is_ok()
+    };
+    let lower = lowers
+        .iter()
+        .find(|(_, p)| valid(p))
+        .map(|(k, _)| *k)
+        .unwrap_or(1);
     let upper = uppers.iter().find(|(_, p)| valid(p)).map(|(k, _)| *k);
     (lower, upper)
 }
@@ -227,7 +251,11 @@ fn parse_m_range_64(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
-    let parse = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("{t:?} is not a number of bits"));
+    let parse = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{t:?} is not a number of bits"))
+    };
     let (a, b) = match s.split_once('-') {
         Some((a, b)) => (parse(a)?, parse(b)?),
         None => (parse(s)?, parse(s)?),
@@ -236,7 +264,9 @@ fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
         return Err("m must be at least 1 (a token needs a bit)".into());
     }
     if b > max {
-        return Err(format!("m = {b} is too large: this command handles m <= {max}"));
+        return Err(format!(
+            "m = {b} is too large: this command handles m <= {max}"
+        ));
     }
     if a > b {
         return Err(format!("empty range {a}-{b}"));
@@ -247,10 +277,36 @@ fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Solve { m, length, out, rank, time_limit, seed, engine, restarts, shard, known } => {
-            solve(m, length, &out, rank, &SearchArgs { time_limit, seed, engine: engine.engine(), restarts, shard, known })
-        }
-        Command::Table { format, paths, max_m } => table(format, &paths, max_m),
+        Command::Solve {
+            m,
+            length,
+            out,
+            rank,
+            time_limit,
+            seed,
+            engine,
+            restarts,
+            shard,
+            known,
+        } => solve(
+            m,
+            length,
+            &out,
+            rank,
+            &SearchArgs {
+                time_limit,
+                seed,
+                engine: engine.engine(),
+                restarts,
+                shard,
+                known,
+            },
+        ),
+        Command::Table {
+            format,
+            paths,
+            max_m,
+        } => table(format, &paths, max_m),
         Command::Lower { what } => lower(what),
     };
     match result {
@@ -264,20 +320,44 @@ fn main() -> ExitCode {
 
 /// Fails early, before any work, if `dir` cannot hold certificates.
 fn ensure_writable(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
     let probe = dir.join(format!(".nkrank-write-probe{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| format!("output folder {} is not writable: {e}", dir.display()))?;
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("output folder {} is not writable: {e}", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
 }
 
 fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
-    let rel = if p.bound == nkrank::check::Bound::Upper { "<=" } else { ">=" };
-    let err = p.max_error.as_ref().map(|e| format!(", max error {}", nkrank::rational::format_q(e))).unwrap_or_default();
-    eprintln!("  r*({}, {}) {rel} {}  [{}{err}]  {:.2}s  -> {}", p.m, p.length, p.rank, p.kind, secs, path.display());
+    let rel = if p.bound == nkrank::check::Bound::Upper {
+        "<="
+    } else {
+        ">="
+    };
+    let err = p
+        .max_error
+        .as_ref()
+        .map(|e| format!(", max error {}", nkrank::rational::format_q(e)))
+        .unwrap_or_default();
+    eprintln!(
+        "  r*({}, {}) {rel} {}  [{}{err}]  {:.2}s  -> {}",
+        p.m,
+        p.length,
+        p.rank,
+        p.kind,
+        secs,
+        path.display()
+    );
 }
 
-fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, args: &SearchArgs) -> Result<(), String> {
+fn solve(
+    ms: (u32, u32),
+    length: u32,
+    out: &Path,
+    rank: Option<usize>,
+    args: &SearchArgs,
+) -> Result<(), String> {
     let (time_limit, seed) = (args.time_limit, args.seed);
     if length == 0 || length > MAX_LENGTH {
         return Err(format!("length N = {length} is outside 1..={MAX_LENGTH}"));
@@ -323,7 +403,11 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, args: &Se
         if (rank.is_none() && m <= MAX_M_FULL_RANK) || rank == Some(n) {
             let t = Instant::now();
             let model = full_rank_model(m, length)?;
-            let cert = model_certificate(&model, length, provenance("full rank: one-hot keys, kernel lambda^(|q|-<q,z>)", &cmd));
+            let cert = model_certificate(
+                &model,
+                length,
+                provenance("full rank: one-hot keys, kernel lambda^(|q|-<q,z>)", &cmd),
+            );
             let (path, p) = check_and_write(&cert, out)?;
             report(&path, &p, t.elapsed().as_secs_f64());
         }
@@ -348,29 +432,50 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, args: &Se
             let mut dirs = args.known.clone();
             dirs.push(out.to_path_buf());
             let (known_lower, known_upper) = known_bounds(&dirs, m, length);
-            let lower_bound = if rank1_possible { 1 } else { known_lower.max(2) };
+            let lower_bound = if rank1_possible {
+                1
+            } else {
+                known_lower.max(2)
+            };
             if let Some(r) = rank {
                 if r < lower_bound {
                     eprintln!("  rank {r} is refuted by a certificate (r* >= {lower_bound}); not searched");
                     continue;
                 }
                 if known_upper.is_some_and(|u| r > u) {
-                    eprintln!("  a certificate of rank {} already beats rank {r}; not searched", known_upper.unwrap_or(0));
+                    eprintln!(
+                        "  a certificate of rank {} already beats rank {r}; not searched",
+                        known_upper.unwrap_or(0)
+                    );
                     continue;
                 }
             } else if upper::existing_best(out, m, length).is_some_and(|u| u <= lower_bound) {
                 // This folder already holds a model at the certified lower bound (a resumed run).
-                eprintln!("  r* = {lower_bound} is already certified in {}; nothing to search", out.display());
+                eprintln!(
+                    "  r* = {lower_bound} is already certified in {}; nothing to search",
+                    out.display()
+                );
                 continue;
             }
-            let opts = UpperOptions { m, length, rank, time_limit_secs: time_limit, seed, out_dir: out.to_path_buf(), command,
+            let opts = UpperOptions {
+                m,
+                length,
+                rank,
+                time_limit_secs: time_limit,
+                seed,
+                out_dir: out.to_path_buf(),
+                command,
                 lower_bound,
                 engine: args.engine,
                 shard: args.shard.unwrap_or(upper::train::Shard::ALL),
                 restarts: args.restarts,
                 // Only what the --known folders certify: the output folder is read by the
                 // search itself (resumption).
-                known_upper: if args.known.is_empty() { None } else { known_bounds(&args.known, m, length).1 },
+                known_upper: if args.known.is_empty() {
+                    None
+                } else {
+                    known_bounds(&args.known, m, length).1
+                },
             };
             let t = Instant::now();
             match upper::run(&opts) {
@@ -392,7 +497,10 @@ fn lower(what: Lower) -> Result<(), String> {
                 return Err("need --wmin <= --wmax <= 62".into());
             }
             if wmin > 0 && !out.is_file() {
-                return Err(format!("--wmin > 0 appends to {}, which does not exist; run from --wmin 0 first", out.display()));
+                return Err(format!(
+                    "--wmin > 0 appends to {}, which does not exist; run from --wmin 0 first",
+                    out.display()
+                ));
             }
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
                 ensure_writable(dir)?;
@@ -404,11 +512,17 @@ fn lower(what: Lower) -> Result<(), String> {
                 nkrank::cert::io::write_atomic(&out, &buf)?;
             } else {
                 use std::io::Write;
-                let mut f = std::fs::OpenOptions::new().append(true).open(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&out)
+                    .map_err(|e| format!("{}: {e}", out.display()))?;
                 f.write_all(&buf).map_err(|e| e.to_string())?;
             }
             if bad > 0 {
-                return Err(format!("{bad} value(s) disagree with the closed form; see {}", out.display()));
+                return Err(format!(
+                    "{bad} value(s) disagree with the closed form; see {}",
+                    out.display()
+                ));
             }
             Ok(())
         }
@@ -416,9 +530,19 @@ fn lower(what: Lower) -> Result<(), String> {
             ensure_writable(&out)?;
             nkrank::lower::runs::fooling_range(m, &out)
         }
-        Lower::Cases { m, max_queries, exhaustive, out } => {
+        Lower::Cases {
+            m,
+            max_queries,
+            exhaustive,
+            out,
+        } => {
             ensure_writable(&out)?;
-            eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
+            eprintln!(
+                "case trees for m = {}..={}, N = 3 -> {}",
+                m.0,
+                m.1,
+                out.display()
+            );
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
         }
         Lower::Theory { m, out, dry_run } => {
@@ -435,10 +559,23 @@ fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
     if files.is_empty() {
         return Err("no certificate files found".into());
     }
-    let results: Vec<_> = files.iter().map(|f| check_file(f, CheckOptions { max_error_up_to_m: 0 })).collect();
+    let results: Vec<_> = files
+        .iter()
+        .map(|f| {
+            check_file(
+                f,
+                CheckOptions {
+                    max_error_up_to_m: 0,
+                },
+            )
+        })
+        .collect();
     for r in &results {
         if let Err(e) = &r.outcome {
-            return Err(format!("{} is not a valid certificate: {e}", r.file.display()));
+            return Err(format!(
+                "{} is not a valid certificate: {e}",
+                r.file.display()
+            ));
         }
     }
     let fmt = match format {

@@ -51,13 +51,29 @@ fn row_step(m: u32, length: usize, q: Token, v: &Mat) -> Option<(Vec<f64>, f64)>
                 }
             }
             total += k.clone();
-            RowClass { level: overlap(q, z as Token), k, w: Expression::from(vars.add(variable())) }
+            RowClass {
+                level: overlap(q, z as Token),
+                k,
+                w: Expression::from(vars.add(variable())),
+            }
         })
         .collect();
     let mut cons = vec![total.eq(1.0)];
-    add_row_constraints(&mut vars, &mut cons, &classes, q as usize, weight(q), length, delta, 1.0);
+    add_row_constraints(
+        &mut vars,
+        &mut cons,
+        &classes,
+        q as usize,
+        weight(q),
+        length,
+        delta,
+        1.0,
+    );
     let sol = solve_max(vars, Expression::from(delta), cons)?;
-    Some((u.iter().map(|&x| sol.value(x).max(0.0)).collect(), sol.value(delta)))
+    Some((
+        u.iter().map(|&x| sol.value(x).max(0.0)).collect(),
+        sol.value(delta),
+    ))
 }
 
 /// Per-row margin cap of the `V` step: rows above it are good enough, so the LP spends its
@@ -67,10 +83,18 @@ const ROW_CAP: f64 = 1e-3;
 
 /// The LP in `V` with `U` fixed: maximize the sum of per-row margins capped at [`ROW_CAP`],
 /// every row's kernel mass kept at 1. Returns `(V, that sum)`.
-fn v_step(m: u32, length: usize, u: &Mat, r: usize, deadline: Option<Instant>) -> Option<(Mat, f64)> {
+fn v_step(
+    m: u32,
+    length: usize,
+    u: &Mat,
+    r: usize,
+    deadline: Option<Instant>,
+) -> Option<(Mat, f64)> {
     let n = num_tokens(m);
     let mut vars = ProblemVariables::new();
-    let v: Vec<Vec<Variable>> = (0..n).map(|_| (0..r).map(|_| vars.add(variable().min(0.0))).collect()).collect();
+    let v: Vec<Vec<Variable>> = (0..n)
+        .map(|_| (0..r).map(|_| vars.add(variable().min(0.0))).collect())
+        .collect();
     let mut cons = Vec::new();
     let mut objective = Expression::from(0.0);
     for (q, uq) in u.iter().enumerate() {
@@ -86,14 +110,30 @@ fn v_step(m: u32, length: usize, u: &Mat, r: usize, deadline: Option<Instant>) -
                     }
                 }
                 total += k.clone();
-                RowClass { level: overlap(q as Token, z as Token), k, w: Expression::from(vars.add(variable())) }
+                RowClass {
+                    level: overlap(q as Token, z as Token),
+                    k,
+                    w: Expression::from(vars.add(variable())),
+                }
             })
             .collect();
         cons.push(total.eq(1.0));
-        add_row_constraints(&mut vars, &mut cons, &classes, q, weight(q as Token), length, t, 1.0);
+        add_row_constraints(
+            &mut vars,
+            &mut cons,
+            &classes,
+            q,
+            weight(q as Token),
+            length,
+            t,
+            1.0,
+        );
     }
     let sol = solve_max_until(vars, objective.clone(), cons, deadline)?;
-    let vv = v.iter().map(|row| row.iter().map(|&x| sol.value(x).max(0.0)).collect()).collect();
+    let vv = v
+        .iter()
+        .map(|row| row.iter().map(|&x| sol.value(x).max(0.0)).collect())
+        .collect();
     Some((vv, objective.eval_with(&sol)))
 }
 
@@ -105,7 +145,10 @@ fn capped_sum(margins: &[f64]) -> f64 {
 /// All rows with `V` fixed, in parallel; returns `U` and every row's margin.
 pub(crate) fn u_step(m: u32, length: usize, v: &Mat) -> Option<(Mat, Vec<f64>)> {
     let n = num_tokens(m);
-    let rows: Vec<Option<(Vec<f64>, f64)>> = (0..n).into_par_iter().map(|q| row_step(m, length, q as Token, v)).collect();
+    let rows: Vec<Option<(Vec<f64>, f64)>> = (0..n)
+        .into_par_iter()
+        .map(|q| row_step(m, length, q as Token, v))
+        .collect();
     let mut u = Vec::with_capacity(n);
     let mut margins = Vec::with_capacity(n);
     for row in rows {
@@ -117,7 +160,14 @@ pub(crate) fn u_step(m: u32, length: usize, v: &Mat) -> Option<(Mat, Vec<f64>)> 
 }
 
 /// Searches for a rank-`r` model; returns the first one that passes the fast exact verdict.
-pub fn search(m: u32, length: usize, r: usize, seed: u64, deadline: Instant, log: &dyn Fn(&str)) -> Option<Model> {
+pub fn search(
+    m: u32,
+    length: usize,
+    r: usize,
+    seed: u64,
+    deadline: Instant,
+    log: &dyn Fn(&str),
+) -> Option<Model> {
     let n = num_tokens(m);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ ((m as u64) << 32) ^ r as u64);
     let mut restart = 0;
@@ -126,7 +176,19 @@ pub fn search(m: u32, length: usize, r: usize, seed: u64, deadline: Instant, log
     while Instant::now() < deadline {
         restart += 1;
         // Sparse random 0/1-ish keys: each feature sees about half the tokens.
-        let mut v: Mat = (0..n).map(|_| (0..r).map(|_| if rng.gen_bool(0.5) { rng.gen_range(0.5..1.5) } else { 0.0 }).collect()).collect();
+        let mut v: Mat = (0..n)
+            .map(|_| {
+                (0..r)
+                    .map(|_| {
+                        if rng.gen_bool(0.5) {
+                            rng.gen_range(0.5..1.5)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let mut best = f64::NEG_INFINITY;
         for round in 0..ROUNDS {
             if Instant::now() > deadline {
@@ -135,7 +197,9 @@ pub fn search(m: u32, length: usize, r: usize, seed: u64, deadline: Instant, log
             let (u, margins) = u_step(m, length, &v)?;
             let least = margins.iter().cloned().fold(f64::INFINITY, f64::min);
             if least > MARGIN_TOL {
-                log(&format!("alternating: rank {r} restart {restart} round {round}: margin {least:.3e}"));
+                log(&format!(
+                    "alternating: rank {r} restart {restart} round {round}: margin {least:.3e}"
+                ));
                 if let Some(model) = exact(m, length, &u, &v) {
                     return Some(model);
                 }
@@ -146,7 +210,9 @@ pub fn search(m: u32, length: usize, r: usize, seed: u64, deadline: Instant, log
                 break; // stalled: restart
             }
             best = score;
-            let Some((v2, _)) = v_step(m, length, &u, r, Some(deadline)) else { break };
+            let Some((v2, _)) = v_step(m, length, &u, r, Some(deadline)) else {
+                break;
+            };
             v = v2;
         }
         overall = overall.max(best);
@@ -165,14 +231,22 @@ pub fn search(m: u32, length: usize, r: usize, seed: u64, deadline: Instant, log
 pub(crate) fn exact(m: u32, length: usize, u: &Mat, v: &Mat) -> Option<Model> {
     for bits in [16, 30] {
         for closure in [false, true] {
-            let eps = if closure { Q::new(1.into(), (1u64 << 20).into()) } else { Q::zero() };
+            let eps = if closure {
+                Q::new(1.into(), (1u64 << 20).into())
+            } else {
+                Q::zero()
+            };
             let round = |a: &Mat| -> SparseMatrix {
                 let (rows, cols) = (a.len(), a[0].len());
                 let top = a.iter().flatten().cloned().fold(0.0, f64::max);
                 let mut trip = Vec::new();
                 for (i, row) in a.iter().enumerate() {
                     for (j, &x) in row.iter().enumerate() {
-                        let y = if x > 1e-9 * top { round_bits(x / top, bits) } else { Q::zero() } + eps.clone();
+                        let y = if x > 1e-9 * top {
+                            round_bits(x / top, bits)
+                        } else {
+                            Q::zero()
+                        } + eps.clone();
                         if !y.is_zero() {
                             trip.push((i, j, y));
                         }
@@ -181,7 +255,9 @@ pub(crate) fn exact(m: u32, length: usize, u: &Mat, v: &Mat) -> Option<Model> {
                 SparseMatrix::from_triplets(rows, cols, trip).expect("ordered triplets")
             };
             let (uq, vq) = (round(u), round(v));
-            let Some(g) = polish(m, length, &uq, &vq) else { continue };
+            let Some(g) = polish(m, length, &uq, &vq) else {
+                continue;
+            };
             let model = Model::new(m, uq, vq, Values::Dense(g)).ok()?;
             if crate::model::levels::verdict(&model, length).solves {
                 return Some(model);
@@ -205,13 +281,30 @@ pub fn row_moments_lp(m: u32, length: usize, q: Token, kernel: &[f64]) -> Option
     let mut wv = Vec::with_capacity(n);
     let classes: Vec<RowClass> = (0..n)
         .map(|z| {
-            let var = vars.add(if kernel[z] > 0.0 { variable() } else { variable().min(0.0).max(0.0) });
+            let var = vars.add(if kernel[z] > 0.0 {
+                variable()
+            } else {
+                variable().min(0.0).max(0.0)
+            });
             wv.push(var);
-            RowClass { level: overlap(q, z as Token), k: Expression::from(kernel[z] / scale), w: Expression::from(var) }
+            RowClass {
+                level: overlap(q, z as Token),
+                k: Expression::from(kernel[z] / scale),
+                w: Expression::from(var),
+            }
         })
         .collect();
     let mut cons = Vec::new();
-    add_row_constraints(&mut vars, &mut cons, &classes, q as usize, weight(q), length, delta, 1.0);
+    add_row_constraints(
+        &mut vars,
+        &mut cons,
+        &classes,
+        q as usize,
+        weight(q),
+        length,
+        delta,
+        1.0,
+    );
     let sol = solve_max(vars, Expression::from(delta), cons)?;
     Some((wv.iter().map(|&v| sol.value(v)).collect(), sol.value(delta)))
 }
@@ -221,7 +314,13 @@ pub fn row_moments_lp(m: u32, length: usize, q: Token, kernel: &[f64]) -> Option
 fn polish(m: u32, length: usize, u: &SparseMatrix, v: &SparseMatrix) -> Option<SparseMatrix> {
     let n = num_tokens(m);
     let vt = v.transpose();
-    let probe = Model::new(m, u.clone(), v.clone(), Values::Dense(SparseMatrix::zeros(n, n))).ok()?;
+    let probe = Model::new(
+        m,
+        u.clone(),
+        v.clone(),
+        Values::Dense(SparseMatrix::zeros(n, n)),
+    )
+    .ok()?;
     let rows: Vec<Option<Vec<(usize, Q)>>> = (0..n)
         .into_par_iter()
         .map(|q| {
@@ -258,7 +357,19 @@ fn polish(m: u32, length: usize, u: &SparseMatrix, v: &SparseMatrix) -> Option<S
 pub fn step_cost(m: u32, length: usize, r: usize, seed: u64) -> Option<(f64, f64)> {
     let n = num_tokens(m);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let v: Mat = (0..n).map(|_| (0..r).map(|_| if rng.gen_bool(0.5) { rng.gen_range(0.5..1.5) } else { 0.0 }).collect()).collect();
+    let v: Mat = (0..n)
+        .map(|_| {
+            (0..r)
+                .map(|_| {
+                    if rng.gen_bool(0.5) {
+                        rng.gen_range(0.5..1.5)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
     let t = Instant::now();
     let (u, _) = u_step(m, length, &v)?;
     let tu = t.elapsed().as_secs_f64();
