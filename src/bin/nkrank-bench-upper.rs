@@ -120,6 +120,7 @@ fn main() {
             engine: nkrank::search::upper::Engine::Auto,
             shard: nkrank::search::upper::train::Shard::ALL,
             restarts: nkrank::search::upper::DEFAULT_RESTARTS,
+            known_upper: None,
         };
         let t = Instant::now();
         let res = run(&opts);

@@ -64,6 +64,11 @@ enum Command {
         /// independent processes search disjoint seeds.
         #[arg(long, value_parser = upper::train::Shard::parse)]
         shard: Option<upper::train::Shard>,
+        /// Folders of certificates already known (besides --out): their valid bounds limit the
+        /// ranks searched (nothing below a certified lower bound, nothing above a certified
+        /// upper bound). Repeatable.
+        #[arg(long)]
+        known: Vec<PathBuf>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -219,6 +224,62 @@ struct SearchArgs {
     engine: upper::Engine,
     restarts: u64,
     shard: Option<upper::train::Shard>,
+    known: Vec<PathBuf>,
+}
+
+/// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
+/// `m' <= m` and the least upper bound of any `m' >= m` (monotonicity, L6). File names only
+/// propose; the best candidate of each side is checked by the checker before it counts.
+fn known_bounds(dirs: &[PathBuf], m: u32, length: u32) -> (usize, Option<usize>) {
+    let mut lowers: Vec<(usize, PathBuf)> = Vec::new();
+    let mut uppers: Vec<(usize, PathBuf)> = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir.join(format!("len{length}"))) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            // mMM-{lower,upper}-rK-KIND.json[.gz]; anything else (temporaries too) is ignored.
+            if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
+                continue;
+            }
+            let parts: Vec<&str> = name.splitn(4, '-').collect();
+            let (Some(mm), Some(side), Some(rk)) = (parts.first(), parts.get(1), parts.get(2))
+            else {
+                continue;
+            };
+            let (Some(mm), Some(rk)) = (
+                mm.strip_prefix('m').and_then(|x| x.parse::<u32>().ok()),
+                rk.strip_prefix('r').and_then(|x| x.parse::<usize>().ok()),
+            ) else {
+                continue;
+            };
+            match *side {
+                "lower" if mm <= m => lowers.push((rk, e.path())),
+                "upper" if mm >= m => uppers.push((rk, e.path())),
+                _ => {}
+            }
+        }
+    }
+    lowers.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    uppers.sort();
+    let valid = |p: &Path| {
+        check_file(
+            p,
+            CheckOptions {
+                max_error_up_to_m: 0,
+            },
+        )
+        .outcome
+        .is_ok()
+    };
+    let lower = lowers
+        .iter()
+        .find(|(_, p)| valid(p))
+        .map(|(k, _)| *k)
+        .unwrap_or(1);
+    let upper = uppers.iter().find(|(_, p)| valid(p)).map(|(k, _)| *k);
+    (lower, upper)
 }
 
 /// Longest `--time-limit` accepted: one year, far beyond any run and far inside what a
@@ -281,6 +342,7 @@ fn main() -> ExitCode {
             engine,
             restarts,
             shard,
+            known,
         } => solve(
             m,
             length,
@@ -292,6 +354,7 @@ fn main() -> ExitCode {
                 engine: engine.engine(),
                 restarts,
                 shard,
+                known,
             },
         ),
         Command::Table {
@@ -419,8 +482,36 @@ fn solve(
             if let Some(s) = args.shard {
                 command += &format!(" --shard {}/{}", s.index, s.count);
             }
-            // Rank 1 was just decided (impossible, or `--rank` asks for more than 1).
-            let lower_bound = if rank1_possible { 1 } else { 2 };
+            // Rank 1 was just decided (impossible, or `--rank` asks for more than 1); known
+            // certificates may say more.
+            let mut dirs = args.known.clone();
+            dirs.push(out.to_path_buf());
+            let (known_lower, known_upper) = known_bounds(&dirs, m, length);
+            let lower_bound = if rank1_possible {
+                1
+            } else {
+                known_lower.max(2)
+            };
+            if let Some(r) = rank {
+                if r < lower_bound {
+                    eprintln!("  rank {r} is refuted by a certificate (r* >= {lower_bound}); not searched");
+                    continue;
+                }
+                if known_upper.is_some_and(|u| r > u) {
+                    eprintln!(
+                        "  a certificate of rank {} already beats rank {r}; not searched",
+                        known_upper.unwrap_or(0)
+                    );
+                    continue;
+                }
+            } else if upper::existing_best(out, m, length).is_some_and(|u| u <= lower_bound) {
+                // This folder already holds a model at the certified lower bound (a resumed run).
+                eprintln!(
+                    "  r* = {lower_bound} is already certified in {}; nothing to search",
+                    out.display()
+                );
+                continue;
+            }
             let opts = UpperOptions {
                 m,
                 length,
@@ -433,6 +524,13 @@ fn solve(
                 engine: args.engine,
                 shard: args.shard.unwrap_or(upper::train::Shard::ALL),
                 restarts: args.restarts,
+                // Only what the --known folders certify: the output folder is read by the
+                // search itself (resumption).
+                known_upper: if args.known.is_empty() {
+                    None
+                } else {
+                    known_bounds(&args.known, m, length).1
+                },
             };
             let t = Instant::now();
             match upper::run(&opts) {

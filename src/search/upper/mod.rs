@@ -48,6 +48,10 @@ pub struct UpperOptions {
     pub shard: train::Shard,
     /// Seeded random restarts per rank of the training engine (per shard).
     pub restarts: u64,
+    /// The least upper bound certified by known certificates elsewhere (`--known`): ranks
+    /// above it are not searched (the structured family is skipped and the descent starts at
+    /// this rank, so that its certificate is reproduced).
+    pub known_upper: Option<usize>,
 }
 
 /// The engines of the low-rank search.
@@ -173,7 +177,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
     let mut best: Option<(PathBuf, Proven)> = None;
     let target = opts.rank.unwrap_or(usize::MAX);
 
-    let skip_structured = opts.engine == Engine::Train && opts.rank.is_some();
+    let skip_structured = (opts.engine == Engine::Train && opts.rank.is_some())
+        || (opts.known_upper.is_some() && opts.rank.is_none() && opts.engine != Engine::Structured);
     if skip_structured {
     } else if let Some(sol) = structured::minimize_family(opts.m, length, opts.seed, deadline, &log)
     {
@@ -224,6 +229,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
         .map(|(_, p)| p.rank as usize)
         .into_iter()
         .chain(known)
+        .chain(opts.known_upper.map(|u| u + 1))
         .min();
     if opts.rank.is_some() {
         ceiling = Some(target + 1);
@@ -275,6 +281,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 .map(|(_, p)| p.rank as usize)
                 .into_iter()
                 .chain(known)
+                .chain(opts.known_upper.map(|u| u + 1))
                 .min()
                 .unwrap_or(usize::MAX);
             // With `--rank`, only that rank (nothing to do if a certificate already reaches it).

@@ -149,6 +149,7 @@ fn run_writes_checked_certificates() {
         engine: super::Engine::Auto,
         shard: super::train::Shard::ALL,
         restarts: super::DEFAULT_RESTARTS,
+        known_upper: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -184,4 +185,62 @@ fn key_table_alternation_lowers_the_rank() {
     let model = exact_model(m, 3, &sol, 20, 1e-8).expect("rounding keeps the margin");
     assert_eq!(model.rank(), 7);
     assert!(verdict(&model, 3).solves);
+}
+
+/// Temporary files never count as certificates, and those of dead writers are removed.
+#[test]
+fn temporaries_are_ignored_and_cleaned() {
+    let dir = std::env::temp_dir().join(format!("nkrank-upper-tmp-test-{}", std::process::id()));
+    let sub = dir.join("len3");
+    std::fs::create_dir_all(&sub).expect("folder");
+    // A PID that cannot be alive (above the kernel's pid_max).
+    std::fs::write(sub.join("m06-upper-r2-model.json.tmp4294967"), b"partial").expect("write");
+    std::fs::write(sub.join("m06-upper-r5-model.json"), b"{}").expect("write");
+    assert_eq!(super::existing_best(&dir, 6, 3), Some(5));
+    assert_eq!(super::clean_stale_temporaries(&dir, 3), 1);
+    assert!(!sub.join("m06-upper-r2-model.json.tmp4294967").exists());
+    assert!(sub.join("m06-upper-r5-model.json").exists());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A checkpoint saying every restart of the asked rank is done makes a rerun skip that rank,
+/// and a fresh folder searches it.
+#[test]
+fn checkpoint_resumes() {
+    use super::train::{Checkpoint, Shard};
+    let dir = std::env::temp_dir().join(format!("nkrank-upper-ck-test-{}", std::process::id()));
+    let opts = UpperOptions {
+        m: 3,
+        length: 3,
+        rank: Some(1),
+        time_limit_secs: 120.0,
+        seed: 1,
+        out_dir: dir.clone(),
+        command: "test".into(),
+        lower_bound: 1,
+        engine: super::Engine::Train,
+        shard: Shard::ALL,
+        restarts: 2,
+        known_upper: None,
+    };
+    let ck = Checkpoint {
+        m: 3,
+        length: 3,
+        seed: 1,
+        shard: "0/1".into(),
+        restarts: 2,
+        rank: 1,
+        restarts_done: 2,
+    };
+    let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);
+    ck.save(&path).expect("saved");
+    assert_eq!(Checkpoint::load(&path), Some(ck));
+    assert!(
+        run(&opts).expect("runs").is_none(),
+        "a finished rank is not searched again"
+    );
+    std::fs::remove_file(&path).expect("removed");
+    let (_, proven) = run(&opts).expect("runs").expect("rank 1 at m = 3 is found");
+    assert_eq!(proven.rank, 1);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -702,14 +702,14 @@ pub fn row_values_minmax(
                 continue;
             }
             let mu = (length > 2).then(|| vars.add(variable()));
-            for z in 0..n {
-                if lev[z] < tau {
+            for (z, &level) in lev.iter().enumerate() {
+                if level < tau {
                     continue;
                 }
                 if let Some(mu) = mu {
                     cons.push((term(z) - mu).geq(0.0));
                 }
-                if lev[z] == tau {
+                if level == tau {
                     let mut lhs = own.clone() + term(z);
                     if let Some(mu) = mu {
                         lhs += (length - 2) as f64 * mu;
@@ -830,6 +830,10 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
                 );
             }
         }
+    }
+    // The row LPs below are not interrupted once started: do not start them past the deadline.
+    if Instant::now() > deadline {
+        return (None, fm, err);
     }
     // Rows given V: each row's features and moments by its exact L4 LP (maximal margin), then
     // the values again by the min-max LP of the rounded kernel.
