@@ -19,9 +19,16 @@ pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
         ));
     }
     let raw = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let bytes = if raw.starts_with(&[0x1f, 0x8b]) {
+    certificate_from_bytes(&raw, path)
+}
+
+/// Parses the stored bytes of a certificate file (plain or gzip), with the same limits and the
+/// same canonical-form rule as [`read_certificate`]. `path` only names the file in messages. The
+/// manifest check uses it so that the bytes it hashes are exactly the bytes it checks.
+pub fn certificate_from_bytes(raw: &[u8], path: &Path) -> Result<CertificateFile, String> {
+    let bytes: std::borrow::Cow<[u8]> = if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
-        let mut dec = flate2::bufread::GzDecoder::new(&raw[..]);
+        let mut dec = flate2::bufread::GzDecoder::new(raw);
         (&mut dec)
             .take(MAX_CERTIFICATE_BYTES + 1)
             .read_to_end(&mut out)
@@ -33,9 +40,9 @@ pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
                 path.display()
             ));
         }
-        out
+        std::borrow::Cow::Owned(out)
     } else {
-        raw
+        std::borrow::Cow::Borrowed(raw)
     };
     if bytes.len() as u64 > MAX_CERTIFICATE_BYTES {
         return Err(format!(

@@ -4,6 +4,7 @@
 
 pub mod case_tree_cert;
 pub mod fooling_cert;
+pub mod manifest;
 pub mod model_cert;
 pub mod rank1_cert;
 pub mod ratio_cert;
