@@ -96,7 +96,7 @@ pub fn svg(points: &[Point], length: u32) -> Result<String, String> {
             .collect();
         let grey = RGBColor(150, 150, 150);
         let green = RGBColor(0, 140, 0);
-        let lines: [(&str, &Vec<(f64, f64)>, RGBColor); 4] = [
+        let lines = [
             ("2^m (full rank)", &pow2, grey),
             ("certified upper bound", &upper, BLUE),
             ("certified lower bound", &lower, RED),
