@@ -7,5 +7,7 @@ scripts/setup.sh
 cargo test --release --workspace
 cargo build --release --quiet --no-default-features --bin nkrank-check --target-dir target/checker
 target/checker/release/nkrank-check certificates
+# The manifest: every file's hash and claim, nothing missing or extra; prints the root hash.
+target/checker/release/nkrank-check --manifest certificates/MANIFEST
 # The JSON Schema of format v1 against every certificate and example (Python jsonschema).
 scripts/check-schema.sh

@@ -5,13 +5,17 @@
 //! [`nkrank_core`], re-exported here under the same module paths. This crate adds what only
 //! proposes and is never trusted:
 //! - [`cert`]: the writer's half of certificate format v1 (JSON conversion, canonical text,
-//!   atomic writes);
+//!   atomic writes, the manifest);
+//! - [`explain`]: the proof behind a certificate in Markdown or LaTeX, for a referee;
+//! - [`plot`]: the bounds against `m` as an SVG (drawing behind the feature `plot`);
 //! - `lp`, `search` and `lower` (feature `solver`): LPs over HiGHS and the searches that
 //!   produce certificates.
 
 pub use nkrank_core::{check, chirotope, model, rank1, ratio, rational, relation, task};
 
 pub mod cert;
+pub mod explain;
+pub mod plot;
 
 #[cfg(feature = "solver")]
 pub mod lower;

@@ -16,8 +16,12 @@ use std::process::ExitCode;
 #[command(version)]
 struct Args {
     /// Certificate files or directories (searched recursively for *.json and *.json.gz).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "manifest")]
     paths: Vec<PathBuf>,
+    /// Verify a certificate manifest (hashes, claims, completeness of its folder) and print its
+    /// root hash, instead of checking PATHs.
+    #[arg(long, value_name = "MANIFEST", conflicts_with = "paths")]
+    manifest: Option<PathBuf>,
     /// Print a JSON report on stdout instead of the readable summary.
     #[arg(long)]
     json: bool,
@@ -28,6 +32,9 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(m) = &args.manifest {
+        return check_manifest(m, args.json);
+    }
     let files = match collect_files(&args.paths) {
         Ok(f) if f.is_empty() => {
             eprintln!(
@@ -54,5 +61,49 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// `--manifest`: exit 0 and the root hash if the manifest holds, else exit 1 and one line.
+fn check_manifest(path: &std::path::Path, json: bool) -> ExitCode {
+    use nkrank_core::check::manifest::verify_manifest;
+    // A manifest claims rank bounds only, so the optional exact maximal error (which the
+    // validity check does not need) is not computed.
+    let opts = CheckOptions {
+        max_error_up_to_m: 0,
+    };
+    let outcome = verify_manifest(path, opts);
+    if json {
+        let v = match &outcome {
+            Ok(v) => serde_json::json!({
+                "manifest": path.display().to_string(),
+                "valid": true,
+                "root": v.root,
+                "certificates": v.count,
+            }),
+            Err(e) => serde_json::json!({
+                "manifest": path.display().to_string(),
+                "valid": false,
+                "error": e,
+            }),
+        };
+        println!("{v}");
+    }
+    match outcome {
+        Ok(v) => {
+            if !json {
+                println!(
+                    "ok    {}: {} certificates verified\nroot  {}",
+                    path.display(),
+                    v.count,
+                    v.root
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("nkrank-check: {}: {e}", path.display());
+            ExitCode::from(1)
+        }
     }
 }

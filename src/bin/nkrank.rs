@@ -7,7 +7,7 @@ use nkrank::check::CheckOptions;
 use nkrank::search::certify::{check_and_write, model_certificate, provenance};
 use nkrank::search::full_rank::full_rank_model;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
-use nkrank::search::table_render::{render_table, TableFormat};
+use nkrank::search::table_render::{citation_line, render_table, TableFormat};
 use nkrank::search::upper::{self, UpperOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,6 +88,39 @@ enum Command {
         #[arg(long, default_value_t = 64)]
         max_m: u32,
     },
+    /// Check every certificate under DIR and write DIR/MANIFEST: each file's SHA-256 and claim,
+    /// and the root hash of the set (see docs/CITING.md).
+    Manifest {
+        /// The certificate folder.
+        #[arg(default_value = "certificates")]
+        dir: PathBuf,
+    },
+    /// Check one certificate and print the proof behind it, for a paper's appendix.
+    Explain {
+        /// The certificate file.
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExplainFormat::Md)]
+        format: ExplainFormat,
+        /// Print every item of long lists instead of counts and the first few.
+        #[arg(long)]
+        full: bool,
+    },
+    /// Draw the certified bounds on r*(m, 3) against m (SVG), from the certificates.
+    Plot {
+        /// Output SVG file.
+        #[arg(long, default_value = "docs/bounds.svg")]
+        out: PathBuf,
+        /// Certificate files or folders.
+        #[arg(default_value = "certificates")]
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExplainFormat {
+    Md,
+    Latex,
 }
 
 #[derive(Subcommand)]
@@ -363,6 +396,15 @@ fn main() -> ExitCode {
             max_m,
         } => table(format, &paths, max_m),
         Command::Lower { what } => lower(what),
+        Command::Manifest { dir } => manifest(&dir),
+        Command::Explain { file, format, full } => {
+            let style = match format {
+                ExplainFormat::Md => nkrank::explain::doc::Style::Markdown,
+                ExplainFormat::Latex => nkrank::explain::doc::Style::Latex,
+            };
+            nkrank::explain::explain(&file, style, full).map(|text| print!("{text}"))
+        }
+        Command::Plot { out, paths } => plot(&out, &paths),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -638,6 +680,44 @@ fn lower(what: Lower) -> Result<(), String> {
 }
 
 fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
+    let results = checked(paths)?;
+    let fmt = match format {
+        Format::Md => TableFormat::Markdown,
+        Format::Latex => TableFormat::Latex,
+        Format::Csv => TableFormat::Csv,
+    };
+    print!("{}", render_table(&results, fmt, max_m));
+    // The root hash is defined for one folder (paths in the manifest are relative to it).
+    match paths {
+        [dir] if dir.is_dir() => {
+            let entries = nkrank::cert::manifest::entries_of_checked(dir, &results)?;
+            let root = nkrank::check::manifest::root_hash(&entries);
+            let manifest = dir.join(nkrank::check::manifest::MANIFEST_NAME);
+            let line = citation_line(&root, entries.len(), &manifest.display().to_string(), fmt);
+            if matches!(fmt, TableFormat::Csv) {
+                eprint!("{line}");
+            } else {
+                print!("{line}");
+            }
+            let stated = std::fs::read_to_string(&manifest)
+                .ok()
+                .and_then(|t| nkrank::check::manifest::parse_manifest(&t).ok())
+                .map(|m| m.root);
+            if stated.as_deref() != Some(root.as_str()) {
+                eprintln!(
+                    "nkrank: {} is missing or out of date; run `nkrank manifest {}`",
+                    manifest.display(),
+                    dir.display()
+                );
+            }
+        }
+        _ => eprintln!("nkrank: no root hash: give one certificate folder to get one"),
+    }
+    Ok(())
+}
+
+/// Checks every certificate under `paths`; fails on the first invalid one.
+fn checked(paths: &[PathBuf]) -> Result<Vec<nkrank::check::report::FileResult>, String> {
     let files = collect_files(paths)?;
     if files.is_empty() {
         return Err("no certificate files found".into());
@@ -661,11 +741,30 @@ fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
             ));
         }
     }
-    let fmt = match format {
-        Format::Md => TableFormat::Markdown,
-        Format::Latex => TableFormat::Latex,
-        Format::Csv => TableFormat::Csv,
-    };
-    print!("{}", render_table(&results, fmt, max_m));
+    Ok(results)
+}
+
+fn plot(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
+    let results = checked(paths)?;
+    let series = nkrank::plot::series(&results, 3);
+    if series.is_empty() {
+        return Err("no certified bound for N = 3 to plot".into());
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        ensure_writable(dir)?;
+    }
+    let svg = nkrank::plot::svg(&series, 3)?;
+    nkrank::cert::io::write_atomic(out, svg.as_bytes())?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+fn manifest(dir: &Path) -> Result<(), String> {
+    if !dir.is_dir() {
+        return Err(format!("{} is not a folder", dir.display()));
+    }
+    let (path, root) = nkrank::cert::manifest::write_manifest(dir)?;
+    eprintln!("wrote {}", path.display());
+    println!("root {root}");
     Ok(())
 }

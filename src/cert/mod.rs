@@ -6,4 +6,5 @@ pub use nkrank_core::cert::*;
 
 pub mod convert;
 pub mod io;
+pub mod manifest;
 pub mod pretty;

@@ -103,3 +103,17 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
     }
     out
 }
+
+/// The sentence printed under a table so that a paper can cite the exact certificate set: its
+/// root hash (`docs/CITING.md`), its size and the command that verifies it. CSV has no place
+/// for prose, so for CSV the caller prints the Markdown form on standard error.
+pub fn citation_line(root: &str, count: usize, manifest: &str, format: TableFormat) -> String {
+    match format {
+        TableFormat::Latex => format!(
+            "\nBounds checked by \\texttt{{nkrank-check}}, certificate set \\texttt{{sha256:{root}}} ({count} certificates).\n"
+        ),
+        TableFormat::Markdown | TableFormat::Csv => format!(
+            "\nBounds checked by `nkrank-check`, certificate set `sha256:{root}` ({count} certificates; verify with `nkrank-check --manifest {manifest}`).\n"
+        ),
+    }
+}

@@ -185,3 +185,55 @@ fn small_and_big_integer_paths_agree() {
         "too few solving models exercised ({solving})"
     );
 }
+
+/// The level reduction is written for every N; the committed tables use N = 2, 3 and 4. Check
+/// it against brute force for N = 4 and 5 on solving models, at the exact boundary and just
+/// below it (random models with N = 4 are covered above).
+#[test]
+fn longer_sequences_agree_with_brute_force() {
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let mut cases = 0;
+    for (m, length) in [(1u32, 4usize), (2, 4), (3, 4), (1, 5), (2, 5)] {
+        for t in 0..3 {
+            let model = perturbed_full_rank(&mut rng, m);
+            agree(&model, length, &format!("perturbed m={m} N={length} #{t}"));
+            let (_, hi) = signed_error_range(&model, length).expect("valid model");
+            let at = model.with_values_shifted(&(half() - &hi));
+            agree(&at, length, &format!("boundary m={m} N={length} #{t}"));
+            assert!(!verdict(&at, length).solves);
+            let random = rand_model(&mut rng, m, 1 + t, [0.0, 0.3, 0.7][t]);
+            agree(&random, length, &format!("random m={m} N={length} #{t}"));
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 15);
+}
+
+/// The committed N = 4 models with m <= 3: the checker's verdict and exact maximal error equal
+/// brute force over all 2^(4m) sequences.
+#[test]
+fn committed_length_4_models_agree_with_brute_force() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates/len4");
+    let mut seen = 0;
+    for m in 1..=3u32 {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            if !name.starts_with(&format!("m{m:02}-upper-")) {
+                continue;
+            }
+            let cert = nkrank_core::cert::io::read_certificate(&p).unwrap();
+            assert_eq!(cert.length, 4);
+            let model = nkrank_core::cert::convert::model_from_json(
+                cert.model.as_ref().unwrap(),
+                m,
+                cert.claim.rank as usize,
+            )
+            .unwrap();
+            agree(&model, 4, &name);
+            assert!(max_error_bruteforce(&model, 4).unwrap() < half(), "{name}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 3, "{seen} models");
+}

@@ -4,7 +4,7 @@
 use super::format::CertificateFile;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use std::fmt;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 
 /// Largest accepted certificate, after decompression, counted on the bytes actually read (a
@@ -12,11 +12,12 @@ use std::path::Path;
 /// certificates stay below 2 MB; at this cap the parsed file takes at most about a gigabyte.
 pub const MAX_CERTIFICATE_BYTES: u64 = 64 << 20;
 
-/// Reads the bytes of a certificate (messages do not repeat the path, which the caller shows):
-/// the path must name a regular file (after following
-/// symbolic links); FIFOs, devices, sockets and directories are refused before they are
-/// opened, so that nothing blocks or reads without end.
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+/// Reads the stored bytes of a file, at most `cap` of them (messages do not repeat the path,
+/// which the caller shows). The path must name a regular file (after following symbolic
+/// links); FIFOs, devices, sockets and directories are refused before they are opened, so that
+/// nothing blocks or reads without end, and the cap counts the bytes actually read, not what
+/// the metadata says.
+pub fn read_stored(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     if !meta.is_file() {
         return Err(
@@ -29,41 +30,61 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
         Ok(m) if m.is_file() => {}
         _ => return Err("not a regular file".into()),
     }
-    let too_large = || format!("larger than {MAX_CERTIFICATE_BYTES} bytes");
-    let mut input = BufReader::new(file.take(MAX_CERTIFICATE_BYTES + 1));
-    let head = input.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
-    let gzip = head.starts_with(&[0x1f, 0x8b]);
     let mut out = Vec::new();
-    if gzip {
-        let mut dec = flate2::bufread::GzDecoder::new(input);
-        (&mut dec)
-            .take(MAX_CERTIFICATE_BYTES + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| format!("corrupt gzip stream: {e}"))?;
-        if out.len() as u64 > MAX_CERTIFICATE_BYTES {
-            return Err(too_large());
-        }
-        // One gzip member and nothing after it: trailing bytes would be unchecked data.
-        let mut rest = dec.into_inner();
-        let trailing = rest.fill_buf().map_err(|e| format!("cannot read: {e}"))?;
-        if !trailing.is_empty() {
-            return Err("bytes after the end of the gzip stream".into());
-        }
-    } else {
-        input
-            .read_to_end(&mut out)
-            .map_err(|e| format!("cannot read: {e}"))?;
-    }
-    if out.len() as u64 > MAX_CERTIFICATE_BYTES {
-        return Err(too_large());
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if out.len() as u64 > cap {
+        return Err(format!("larger than {cap} bytes"));
     }
     Ok(out)
 }
 
+/// The certificate text inside stored bytes: gzip (recognized by its magic bytes, one member
+/// and nothing after it) or plain, at most [`MAX_CERTIFICATE_BYTES`] after decompression.
+pub fn decode(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+    let too_large = || format!("larger than {MAX_CERTIFICATE_BYTES} bytes");
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        if raw.len() as u64 > MAX_CERTIFICATE_BYTES {
+            return Err(too_large());
+        }
+        return Ok(std::borrow::Cow::Borrowed(raw));
+    }
+    let mut out = Vec::new();
+    let mut dec = flate2::bufread::GzDecoder::new(raw);
+    (&mut dec)
+        .take(MAX_CERTIFICATE_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("corrupt gzip stream: {e}"))?;
+    if out.len() as u64 > MAX_CERTIFICATE_BYTES {
+        return Err(too_large());
+    }
+    // One gzip member and nothing after it: trailing bytes would be unchecked data.
+    if !dec.into_inner().is_empty() {
+        return Err("bytes after the end of the gzip stream".into());
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+/// Reads the certificate text of a file (stored bytes capped, then [`decode`]).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let raw = read_stored(path, MAX_CERTIFICATE_BYTES)?;
+    Ok(decode(&raw)?.into_owned())
+}
+
 /// Reads and parses a certificate file; gzip is recognized by its magic bytes.
 pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
-    read_bytes(path)
-        .and_then(|bytes| parse_certificate(&bytes))
+    read_stored(path, MAX_CERTIFICATE_BYTES)
+        .and_then(|raw| parse_certificate(&decode(&raw)?))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Parses the stored bytes of a certificate file (plain or gzip), with the same limits and the
+/// same spelling rule as [`read_certificate`]. `path` only names the file in messages. The
+/// manifest check uses it so that the bytes it hashes are exactly the bytes it checks.
+pub fn certificate_from_bytes(raw: &[u8], path: &Path) -> Result<CertificateFile, String> {
+    decode(raw)
+        .and_then(|text| parse_certificate(&text))
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 

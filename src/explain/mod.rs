@@ -1,0 +1,568 @@
+//! `nkrank explain`: the proof behind one certificate, in words and formulas a referee can
+//! follow without the tool (Markdown or a LaTeX fragment for an appendix).
+//!
+//! Not trusted: this module only renders. It runs the exact checker first and refuses to
+//! explain a certificate the checker rejects, so every statement it prints about validity is
+//! the checker's. Numbers are exact rationals; decimals appear only beside them.
+
+pub mod doc;
+
+use crate::cert::format::{
+    CaseTreeJson, CertificateFile, FoolingJson, ModelJson, MultiplierJson, RatioJson,
+    TokenSpecJson, ValuesJson, KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1,
+    KIND_ROW_RATIO,
+};
+use crate::check::manifest::{read_capped, sha256_hex};
+use crate::check::{check, Bound, CheckOptions, Proven};
+use crate::rank1::{num_vars, var_index, Var};
+use crate::rational::{format_q, parse_q, Q};
+use doc::{Doc, Style};
+use num_bigint::BigInt;
+use num_traits::{Signed, ToPrimitive, Zero};
+use std::path::Path;
+
+/// How many items of a long list are shown without `--full`.
+pub const SHOWN: usize = 5;
+
+/// Largest number of sequences (`2^(m N)`) over which a model's worst sequence is searched by
+/// brute force; beyond it only the exact maximal error (by the level reduction) is given.
+pub const MAX_BRUTE_SEQUENCES: u64 = 1 << 16;
+
+/// Explains the certificate at `path`: checks it, then renders its proof. `Err` if the file
+/// cannot be read or the checker rejects it.
+pub fn explain(path: &Path, style: Style, full: bool) -> Result<String, String> {
+    let raw = read_capped(path)?;
+    let cert = crate::cert::io::certificate_from_bytes(&raw, path)?;
+    let proven = check(
+        &cert,
+        CheckOptions {
+            max_error_up_to_m: 8,
+        },
+    )
+    .map_err(|e| {
+        format!(
+            "{}: not explained, the checker rejects it: {e}",
+            path.display()
+        )
+    })?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut d = Doc::new(style);
+    d.title(&format!("{}: ${}$", d.text(&name), claim_math(&proven)));
+    let mut intro = format!(
+        "Certificate {} (SHA-256 {}), kind {}, for $m = {}$ bits per token and sequences of length $N = {}$. It was verified by {} in exact rational arithmetic.",
+        d.code(&name),
+        d.code(&sha256_hex(&raw)),
+        d.code(&proven.kind),
+        proven.m,
+        proven.length,
+        d.code("nkrank-check")
+    );
+    if let Some(p) = &cert.provenance {
+        intro += &format!(
+            " It was found by {} ({}); the proof below does not depend on how.",
+            d.text(&p.method),
+            d.code(&p.command)
+        );
+    }
+    d.para(&intro);
+    d.para(&format!(
+        "Setting. A model of rank $r$ is a kernel $K = U V^\\top$ with $U, V \\ge 0$ of size $2^{{{m}}} \\times r$ and values $G$. At position $i$ of a sequence $X = (x_1, \\dots, x_N)$ it outputs $y_i = \\sum_j K(x_i, x_j) G(x_i, x_j) / \\sum_j K(x_i, x_j)$; it solves Min-IP if $|y_i - t_i| < 1/2$ with $t_i = \\min_j \\langle x_i, x_j \\rangle$ for every sequence and position. $r^*(m, N)$ is the least rank of a solving model. Tokens are written as {m}-bit strings, bit $m-1$ first. Equivalently, with $k = K(q, \\cdot)$ and $w = K(q, \\cdot) G(q, \\cdot)$ the row of a query $q$, position $i$ holding $q$ requires the two strict linear inequalities $L$: $\\sum_{{z \\in X}} (2 w(z) - (2t - 1) k(z)) > 0$ and $H$: $\\sum_{{z \\in X}} ((2t + 1) k(z) - 2 w(z)) > 0$ (the constraints scaled by 2; docs/PROOFS.md L3).",
+        m = proven.m
+    ));
+    match cert.kind.as_str() {
+        KIND_MODEL => model(&mut d, &cert, &proven, cert.model.as_ref()),
+        KIND_RANK1 => rank1(
+            &mut d,
+            &cert,
+            cert.multipliers.as_deref().unwrap_or(&[]),
+            full,
+        ),
+        KIND_ROW_RATIO => {
+            if let Some(r) = &cert.ratio {
+                ratio(&mut d, &cert, r, full, true)
+            }
+        }
+        KIND_FOOLING => {
+            if let Some(f) = &cert.fooling {
+                fooling(&mut d, &cert, &proven, f, full)
+            }
+        }
+        KIND_CASE_TREE => {
+            if let Some(t) = &cert.case_tree {
+                case_tree(&mut d, &cert, &proven, t, full)
+            }
+        }
+        _ => {}
+    }
+    Ok(d.finish())
+}
+
+/// The claim as a formula.
+pub fn claim_math(p: &Proven) -> String {
+    match p.bound {
+        Bound::Upper => format!("r^*({}, {}) \\le {}", p.m, p.length, p.rank),
+        Bound::Lower => format!("r^*({}, {}) \\ge {}", p.m, p.length, p.rank),
+        Bound::Lemma => format!(
+            "\\text{{a row-ratio lemma for }} m = {}, N = {}",
+            p.m, p.length
+        ),
+    }
+}
+
+/// An exact rational as math, with its decimal value beside it when it is not an integer.
+pub fn q_math(x: &Q) -> String {
+    let exact = format_q(x);
+    if x.denom() == &BigInt::from(1) {
+        return exact;
+    }
+    match x.to_f64().filter(|f| f.is_finite()) {
+        Some(f) => format!("{exact} \\approx {}", decimal(f)),
+        None => exact,
+    }
+}
+
+fn decimal(f: f64) -> String {
+    if f != 0.0 && (f.abs() < 1e-4 || f.abs() >= 1e6) {
+        format!("{f:.4e}")
+    } else {
+        format!("{f:.6}")
+    }
+}
+
+/// A token as an `m`-bit string, most significant bit first.
+pub fn token(m: u32, t: u64) -> String {
+    (0..m)
+        .rev()
+        .map(|b| if (t >> b) & 1 == 1 { '1' } else { '0' })
+        .collect()
+}
+
+fn shown<T>(items: &[T], full: bool) -> &[T] {
+    if full {
+        items
+    } else {
+        &items[..items.len().min(SHOWN)]
+    }
+}
+
+fn more(d: &mut Doc, total: usize, full: bool, what: &str) {
+    if !full && total > SHOWN {
+        d.para(&format!(
+            "({} more {what} not shown; {} prints all {total}.)",
+            total - SHOWN,
+            d.code("--full")
+        ));
+    }
+}
+
+fn model(d: &mut Doc, cert: &CertificateFile, p: &Proven, model: Option<&ModelJson>) {
+    let Some(mj) = model else { return };
+    let (m, n) = (cert.m, cert.length);
+    d.heading("The model");
+    let enc = match &mj.values {
+        ValuesJson::Dense { g } => format!(
+            "a sparse $2^{m} \\times 2^{m}$ matrix with {} nonzero entries",
+            g.entries.len()
+        ),
+        ValuesJson::Levels { .. } => {
+            "by level: $G(q, z) = \\gamma_q(\\langle q, z \\rangle)$".to_string()
+        }
+        ValuesJson::Types { .. } => {
+            "by type: $G(q, z) = \\gamma(|q|, |q \\wedge z|, |z \\setminus q|)$".to_string()
+        }
+    };
+    d.para(&format!(
+        "Rank $r = {}$: $U$ and $V$ are $2^{m} \\times {}$ nonnegative matrices with {} and {} nonzero entries; the values $G$ are given {enc}. The certificate is the model itself: the claim ${}$ holds because this model solves Min-IP.",
+        p.rank,
+        p.rank,
+        mj.u.entries.len(),
+        mj.v.entries.len(),
+        claim_math(p)
+    ));
+    d.heading("Why it solves Min-IP");
+    d.para(&format!(
+        "The checker evaluates the model exactly on every sequence of length {n}, through the level reduction of docs/PROOFS.md L4 (a row's worst sequence is determined by the least level present and the extreme values per level), which the tests cross-check against brute force on small $m$."
+    ));
+    match &p.max_error {
+        Some(e) => {
+            let margin = crate::rational::half() - e;
+            d.para(&format!(
+                "Exact maximal error: $\\max_{{X, i}} |y_i - t_i| = {}$, so the margin to the threshold is $1/2 - {} = {}$.",
+                q_math(e),
+                format_q(e),
+                q_math(&margin)
+            ));
+        }
+        None => d.para(&format!(
+            "For $m = {m}$ the exact maximal error is not computed (the check that it stays below $1/2$ on every input is)."
+        )),
+    }
+    if let Some((seq, pos, err)) = worst_sequence(cert) {
+        let seq: Vec<String> = seq.iter().map(|&t| token(m, t)).collect();
+        d.para(&format!(
+            "It is attained (by brute force over all $2^{{{}}}$ sequences) at position {} of the sequence $X = ({})$, where $y_i - t_i = {}$.",
+            m * n,
+            pos + 1,
+            seq.join(", "),
+            q_math(&err)
+        ));
+    }
+}
+
+/// The sequence, position and signed error where a small model's error is largest (first in
+/// enumeration order), by brute force; `None` when there are too many sequences.
+fn worst_sequence(cert: &CertificateFile) -> Option<(Vec<u64>, usize, Q)> {
+    let (m, n) = (cert.m, cert.length as usize);
+    if (m as u64) * (n as u64) > MAX_BRUTE_SEQUENCES.trailing_zeros() as u64 {
+        return None;
+    }
+    let rank = cert.claim.rank as usize;
+    let model = crate::cert::convert::model_from_json(cert.model.as_ref()?, m, rank).ok()?;
+    let tokens = 1usize << m;
+    let mut kernel = vec![Q::zero(); tokens * tokens];
+    let mut value = vec![Q::zero(); tokens * tokens];
+    for q in 0..tokens {
+        for z in 0..tokens {
+            kernel[q * tokens + z] = model.kernel(q as u64 as _, z as u64 as _);
+            value[q * tokens + z] = model.values().get(q as u64 as _, z as u64 as _);
+        }
+    }
+    let mut best: Option<(Vec<u64>, usize, Q)> = None;
+    for seq in crate::task::sequences::Sequences::new(m, n) {
+        for (i, &x) in seq.iter().enumerate() {
+            let (mut num, mut den) = (Q::zero(), Q::zero());
+            for &z in &seq {
+                let k = &kernel[x as usize * tokens + z as usize];
+                den += k;
+                num += k * &value[x as usize * tokens + z as usize];
+            }
+            if den.is_zero() {
+                return None;
+            }
+            let e = num / den - Q::from_integer(crate::task::target(&seq, i).into());
+            if best.as_ref().is_none_or(|b| e.abs() > b.2.abs()) {
+                best = Some((seq.iter().map(|&t| t as u64).collect(), i, e));
+            }
+        }
+    }
+    best
+}
+
+fn var_math(v: Var) -> String {
+    match v {
+        Var::Kernel(j) => format!("v_{{{j}}}"),
+        Var::Value { query_weight, t } => format!("w_{{{query_weight}}}({},{})", t.0, t.1),
+    }
+}
+
+/// `sum c_i x_i` with integer or rational coefficients, zero terms dropped.
+fn linear_form(terms: &[(String, Q)]) -> String {
+    let mut s = String::new();
+    for (name, c) in terms.iter().filter(|(_, c)| !c.is_zero()) {
+        let mag = c.abs();
+        let coef = if mag == Q::from_integer(BigInt::from(1)) {
+            String::new()
+        } else {
+            format!("{} ", format_q(&mag))
+        };
+        if s.is_empty() {
+            if c.is_negative() {
+                s.push('-');
+            }
+        } else {
+            s += if c.is_negative() { " - " } else { " + " };
+        }
+        s += &format!("{coef}{name}");
+    }
+    if s.is_empty() {
+        "0".into()
+    } else {
+        s
+    }
+}
+
+fn rank1(d: &mut Doc, cert: &CertificateFile, mults: &[MultiplierJson], full: bool) {
+    let m = cert.m;
+    d.heading("The lemma");
+    d.para("With rank 1, $K(q, z) = u_q v_z$ with $u_q > 0$ (else the sequence $(q, \\dots, q)$ has no mass at all). Each row's constraints are homogeneous, so $u_q$ divides out: a rank-1 model exists iff some $v \\ge 0$ and values $w$ satisfy every row's strict constraints with $k = v$. That system is a convex cone invariant under permutations of the coordinates, so it is feasible iff a symmetric point is (docs/PROOFS.md B1, L5): $v_j$ depends on the weight $j = |z|$ only, and $w_W(a, b)$ on the type of $z$ in the row of a query of weight $W$, with $a = |q \\wedge z|$ bits inside $q$ and $b = |z \\setminus q|$ bits outside.");
+    d.para(&format!(
+        "By Motzkin's transposition theorem the strict system has no solution iff positive multipliers $y_c$ on some constraints make the combination vanish on every $w$ and be $\\le 0$ on every $v$: a solution would make $\\sum_c y_c (\\text{{constraint }} c) > 0$ while the same sum is $\\sum_j c_j v_j \\le 0$. The certificate gives {} such multipliers.",
+        mults.len()
+    ));
+    d.heading("The sequences, their constraints and the multipliers");
+    let mut combo = vec![Q::zero(); num_vars(m)];
+    for (i, mj) in mults.iter().enumerate() {
+        let Ok((key, y)) = crate::cert::convert::multiplier_from_json(mj, i) else {
+            continue;
+        };
+        let mut terms: Vec<(Var, i64)> = Vec::new();
+        for (var, c) in key.coefficients() {
+            match terms.iter_mut().find(|(v, _)| *v == var) {
+                Some(t) => t.1 += c,
+                None => terms.push((var, c)),
+            }
+            let ix = var_index(m, var);
+            combo[ix] += &y * Q::from_integer(BigInt::from(c));
+        }
+        if !full && i >= SHOWN {
+            continue;
+        }
+        let others: Vec<String> = key
+            .others
+            .iter()
+            .map(|t| format!("({},{})", t.0, t.1))
+            .collect();
+        let form = linear_form(
+            &terms
+                .iter()
+                .map(|(v, c)| (var_math(*v), Q::from_integer(BigInt::from(*c))))
+                .collect::<Vec<_>>(),
+        );
+        d.item(&format!(
+            "$y = {}$ on ${}$: a query of weight $W = {}$ with other tokens of types ${}$, target $t = {}$: ${form} > 0$.",
+            q_math(&y),
+            if mj.side == "low" { "L" } else { "H" },
+            key.query_weight,
+            others.join(", "),
+            key.target()
+        ));
+    }
+    d.end_list();
+    more(d, mults.len(), full, "multipliers");
+    d.heading("The contradiction");
+    let mut kernel_terms = Vec::new();
+    for j in 0..=m {
+        let ix = var_index(m, Var::Kernel(j));
+        kernel_terms.push((format!("v_{{{j}}}"), combo[ix].clone()));
+    }
+    let w_nonzero = combo
+        .iter()
+        .enumerate()
+        .filter(|(ix, c)| *ix > m as usize && !c.is_zero())
+        .count();
+    d.para(&format!(
+        "Summing $y$ times each constraint, the coefficient of every value variable $w$ is {}, and the strict inequalities add up to",
+        if w_nonzero == 0 { "0" } else { "not 0 (impossible for a valid certificate)" }
+    ));
+    d.display(&format!("{} > 0.", linear_form(&kernel_terms)));
+    d.para(&format!(
+        "Every coefficient on the left is $\\le 0$ and $v \\ge 0$, so the left side is $\\le 0$: a contradiction. So no rank-1 model solves Min-IP for $m = {m}$, $N = {}$: $r^*({m}, {}) \\ge 2$.",
+        cert.length, cert.length
+    ));
+}
+
+fn spec_text(s: &TokenSpecJson) -> String {
+    if s.query {
+        "the query $q$ itself".into()
+    } else {
+        format!(
+            "a token $\\ne q$ at level $\\langle q, z \\rangle = {}$",
+            s.level
+        )
+    }
+}
+
+fn ratio(d: &mut Doc, cert: &CertificateFile, r: &RatioJson, full: bool, own: bool) {
+    let rho = parse_q(&r.rho).unwrap_or_default();
+    if own {
+        d.heading("The statement");
+    }
+    d.para(&format!(
+        "In every model solving Min-IP for $m = {}$, $N = {}$, in the row of any query $q$ of weight $W = {}$, with $a$ {} and $b$ {}: $K(q, b) \\le \\rho K(q, a)$ with $\\rho = {}$.{}",
+        cert.m,
+        cert.length,
+        r.query_weight,
+        spec_text(&r.a),
+        spec_text(&r.b),
+        q_math(&rho),
+        if r.witness.is_some() && r.interior.is_some() {
+            " The certificate also gives a witness and an interior point, which show that this $\\rho$ is the exact supremum."
+        } else {
+            ""
+        }
+    ));
+    if !own {
+        return;
+    }
+    d.heading("The proof");
+    d.para(&format!(
+        "The row's constraints depend only on the levels of its tokens, so by averaging over the coordinate permutations fixing $q$ (docs/PROOFS.md L5, L7) one may take $k$ and $w$ constant on orbits: $q$, $a$, $b$ and the other levels $c_\\ell$. The lemma is the statement that the system of strict row constraints together with $k(b) > \\rho k(a)$ has no solution, certified by {} positive multipliers on constraints named by side and the orbits of the $N - 1$ other tokens (with the ratio constraint they combine to a form that vanishes on every $w$ and is $\\le 0$ on every $k$, Motzkin):",
+        r.multipliers.len()
+    ));
+    for mj in shown(&r.multipliers, full) {
+        let y = parse_q(&mj.y).unwrap_or_default();
+        d.item(&format!(
+            "$y = {}$ on ${}(q; {})$",
+            q_math(&y),
+            if mj.side == "low" { "L" } else { "H" },
+            mj.others.join(", ")
+        ));
+    }
+    d.end_list();
+    more(d, r.multipliers.len(), full, "multipliers");
+}
+
+fn fooling(d: &mut Doc, cert: &CertificateFile, p: &Proven, f: &FoolingJson, full: bool) {
+    let m = cert.m;
+    d.heading("The lemmas");
+    d.para("Forced positivity (docs/PROOFS.md Lemma F): in every solving model $K(q, q) > 0$, and $K(q, z) > 0$ whenever $z$ is not a superset of $q$. Lemma B2: if forced pairs $(q_i, z_i)$, $i = 1..s$, with distinct $z_i$ satisfy $K(q_i, z_j) \\le \\rho_{ij} K(q_i, z_i)$ in every solving model and $P = \\max_{i \\ne j} \\rho_{ij} \\rho_{ji}$, then every model of rank $r \\ge 1$ with $r^2 P < 1$ has $r \\ge s$ (each pair has a feature carrying at least $1/r$ of $K(q_i, z_i)$, and one feature shared by two pairs would make $\\rho_{ij} \\rho_{ji} \\ge 1/r^2$). Hence $r^* \\ge L$ for every $L \\le s$ with $(L - 1)^2 P < 1$.");
+    d.heading(&format!("The {} pairs", f.pairs.len()));
+    for &(q, z) in shown(&f.pairs, full) {
+        d.item(&format!("$q = {}$, $z = {}$", token(m, q), token(m, z)));
+    }
+    d.end_list();
+    more(d, f.pairs.len(), full, "pairs");
+    d.heading(&format!("The {} row-ratio lemmas", f.lemmas.len()));
+    d.para("Each ratio $\\rho_{ij}$ is given by the row-ratio lemma for the weight of $q_i$ and the positions of $z_i$, $z_j$ in that row; each lemma is itself checked exactly (its multipliers are in the certificate).");
+    for l in shown(&f.lemmas, full) {
+        let rho = parse_q(&l.rho).unwrap_or_default();
+        d.item(&format!(
+            "$W = {}$, $a$: {}, $b$: {}: $\\rho = {}$",
+            l.query_weight,
+            spec_text(&l.a),
+            spec_text(&l.b),
+            q_math(&rho)
+        ));
+    }
+    d.end_list();
+    more(d, f.lemmas.len(), full, "lemmas");
+    let product = largest_product(m, cert.length, f);
+    let pm = product.as_ref().map(q_math).unwrap_or_else(|| "?".into());
+    let l1 = p.rank.saturating_sub(1);
+    d.heading("The bound");
+    d.para(&format!(
+        "The largest pairwise product is $P = {pm}$, and $(L - 1)^2 P < 1$ holds for $L = {}$ (with $s = {} \\ge L$): ${}^2 \\cdot P < 1$. Hence ${}$.",
+        p.rank,
+        f.pairs.len(),
+        l1,
+        claim_math(p)
+    ));
+}
+
+fn largest_product(m: u32, length: u32, f: &FoolingJson) -> Option<Q> {
+    use crate::check::ratio_cert::check_ratio;
+    let mut rho = std::collections::BTreeMap::new();
+    for l in &f.lemmas {
+        let lemma = check_ratio(m, length, l).ok()?;
+        rho.insert(
+            (
+                lemma.instance.query_weight,
+                lemma.instance.a,
+                lemma.instance.b,
+            ),
+            lemma.rho,
+        );
+    }
+    crate::check::fooling_cert::max_product(&f.pairs, &rho).ok()
+}
+
+/// True when the queries are `k` disjoint pairs of adjacent bits `{2i, 2i + 1}`.
+fn disjoint_pairs(t: &CaseTreeJson) -> bool {
+    t.cases == "splits"
+        && t.queries
+            .iter()
+            .enumerate()
+            .all(|(i, &q)| i < 32 && q == 3u64 << (2 * i))
+}
+
+fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, full: bool) {
+    let m = cert.m;
+    let k = t.queries.len();
+    d.heading("The lemma");
+    if t.cases == "splits" {
+        d.para(&format!(
+            "Lemma S (docs/CASE_TREES.md section 2). If a model of rank $k - 1$ solves Min-IP, then for some split of the $k$ queries into two nonempty sides $P \\ni q_1$ and $N$ there are strictly feasible rows $x_i$ of the queries with $\\sum_{{i \\in P}} x_i = \\sum_{{i \\in N}} x_i$ (the $k$ feature vectors $U[q_i, :]$ of $\\mathbb{{R}}^{{k-1}}_{{\\ge 0}}$ are linearly dependent, and a dependence of nonzero nonnegative vectors has coefficients of both signs). So closing every split proves $r^* \\ge k$; here $k = {k}$ and there are $2^{{k-1}} - 1 = {}$ splits.",
+            t.leaves.len()
+        ));
+    } else {
+        d.para(&format!(
+            "Lemma O (docs/CASE_TREES.md section 3). If a model of rank 2 solves Min-IP, then for some order of the queries (up to reversal) and every forest $F$ of betweenness triples of that order there are strictly feasible rows with $x_b = x_a + x_c$ for every triple $(a, b, c)$ of $F$ (the feature vectors lie in the quarter plane; one strictly between two others is a positive combination of them). So closing every order proves $r^* \\ge 3$; here there are $k!/2 = {}$ orders.",
+            t.leaves.len()
+        ));
+    }
+    d.heading(&format!("The {k} queries"));
+    for (i, &q) in t.queries.iter().enumerate() {
+        d.item(&format!("$q_{{{}}} = {}$", i + 1, token(m, q)));
+    }
+    d.end_list();
+    d.para("By symmetry (docs/CASE_TREES.md section 4) each row may be taken constant on the orbits of tokens under the coordinate permutations fixing every query; an orbit is labelled by how many coordinates the token has in each region of the queries (for example 1.0.2). $L_i(o_1, o_2)$ and $H_i(o_1, o_2)$ denote the low and high constraints of row $q_i$ with other tokens in orbits $o_1, o_2$. A leaf is closed by a Motzkin certificate: positive multipliers on constraints and multipliers $\\lambda$ on the relation equations whose combination vanishes on every $w$ and is $\\le 0$ on every $x$, so the rows cannot be strictly feasible.");
+    if disjoint_pairs(t) {
+        d.heading("The argument for disjoint pairs");
+        d.para("The queries are disjoint pairs $q_i = \\{2i, 2i + 1\\}$ (docs/CASE_TREES.md section 5.1). In a split $\\{P, N\\}$ let $b$ be the union of the pairs in $P$ and $a$ the union of those in $N$. In row $q_i$ with $i \\in P$, $a$ is at level 0 and $b$ at level 2, and the identity");
+        d.display("L(q, a, a) + L(q, b, b) + 2 H(q, a, b) = 4 x_i(a) - 4 x_i(b)");
+        d.para("holds (multipliers 1, 1, 2), so $x_i(b) < x_i(a)$ in a strictly feasible row; for $i \\in N$ the levels swap and $x_i(a) < x_i(b)$. The relation $\\sum_P x_i = \\sum_N x_i$ (multipliers $-4$ at $a$, $+4$ at $b$) closes the cycle:");
+        d.display("\\sum_{i \\in P} x_i(a) > \\sum_{i \\in P} x_i(b) = \\sum_{i \\in N} x_i(b) > \\sum_{i \\in N} x_i(a) = \\sum_{i \\in P} x_i(a),");
+        d.para("a contradiction in every split.");
+    }
+    d.heading(&format!("The {} leaves", t.leaves.len()));
+    for (li, leaf) in shown(&t.leaves, full).iter().enumerate() {
+        let idx = |v: &[u32]| {
+            v.iter()
+                .map(|i| format!("q_{{{}}}", i + 1))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let case = if t.cases == "splits" {
+            let rest: Vec<u32> = (0..k as u32).filter(|i| !leaf.case.contains(i)).collect();
+            format!(
+                "split $P = \\{{{}\\}}$, $N = \\{{{}\\}}$",
+                idx(&leaf.case),
+                idx(&rest)
+            )
+        } else {
+            format!("order ${}$", idx(&leaf.case))
+        };
+        d.item(&format!(
+            "Leaf {}: {case}; {} relation(s), {} constraint multipliers.",
+            li + 1,
+            leaf.relations.len(),
+            leaf.multipliers.len()
+        ));
+        for r in &leaf.relations {
+            let lam: Vec<String> = shown(&r.lambda, full)
+                .iter()
+                .map(|e| {
+                    let l = parse_q(&e.lambda).unwrap_or_default();
+                    format!("{}: {}", d.text(&e.orbit), format_q(&l))
+                })
+                .collect();
+            d.item(&format!(
+                "relation $\\sum_{{{}}} x = \\sum_{{{}}} x$ with $\\lambda$ per orbit: {}{}",
+                idx(&r.positive),
+                idx(&r.negative),
+                lam.join("; "),
+                if !full && r.lambda.len() > SHOWN {
+                    " ..."
+                } else {
+                    ""
+                }
+            ));
+        }
+        for mj in shown(&leaf.multipliers, full) {
+            let y = parse_q(&mj.y).unwrap_or_default();
+            d.item(&format!(
+                "$y = {}$ on ${}_{{{}}}({})$",
+                q_math(&y),
+                if mj.side == "low" { "L" } else { "H" },
+                mj.row + 1,
+                d.text(&mj.others.join(", "))
+            ));
+        }
+        if !full && leaf.multipliers.len() > SHOWN {
+            d.item(&format!(
+                "... {} more multipliers",
+                leaf.multipliers.len() - SHOWN
+            ));
+        }
+    }
+    d.end_list();
+    more(d, t.leaves.len(), full, "leaves");
+    d.para(&format!(
+        "Every case is closed, so no model of rank {} exists: ${}$.",
+        p.rank - 1,
+        claim_math(p)
+    ));
+}

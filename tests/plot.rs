@@ -1,0 +1,61 @@
+//! The plot's data are the table's rows: `nkrank::plot::series` against the CSV of
+//! `nkrank table` for N = 3, and the SVG holds one marker per plotted value.
+#![cfg(all(feature = "solver", feature = "plot"))]
+
+use nkrank::check::report::{check_file, collect_files};
+use nkrank::check::CheckOptions;
+use nkrank::plot::{series, svg};
+use nkrank::search::table_render::{render_table, TableFormat};
+use std::path::PathBuf;
+
+#[test]
+fn plot_series_are_the_table_rows() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("certificates");
+    let files = collect_files(&[dir]).unwrap();
+    let opts = CheckOptions {
+        max_error_up_to_m: 0,
+    };
+    let results: Vec<_> = files.iter().map(|f| check_file(f, opts)).collect();
+    let csv = render_table(&results, TableFormat::Csv, 64);
+    // length,m,lower,upper,theory,...
+    let rows: Vec<(u32, u64, Option<u64>, Option<u64>)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f[0] == "3")
+        .map(|f| {
+            let opt = |s: &str| (s != "-").then(|| s.parse().unwrap());
+            (
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                opt(f[3]),
+                opt(f[4]),
+            )
+        })
+        .collect();
+    let points = series(&results, 3);
+    assert!(points.len() >= 10, "{} points", points.len());
+    let got: Vec<_> = points
+        .iter()
+        .map(|p| (p.m, p.lower, p.upper, p.theory))
+        .collect();
+    assert_eq!(got, rows);
+    // r*(4, 3) = 2 and r*(5, 3) = 3 are exact in the committed set.
+    assert!(got.contains(&(4, 2, Some(2), None)));
+    assert!(got.contains(&(5, 3, Some(3), None)));
+    let doc = svg(&points, 3).unwrap();
+    assert!(
+        doc.starts_with("<svg") || doc.starts_with("<?xml"),
+        "{}",
+        &doc[..40]
+    );
+    // One marker per bound, plus 2^m where it is within the drawn range (not at every m).
+    let bounds = points.len()
+        + points.iter().filter(|p| p.upper.is_some()).count()
+        + points.iter().filter(|p| p.theory.is_some()).count();
+    let circles = doc.matches("<circle").count();
+    assert!(
+        circles > bounds && circles < bounds + points.len(),
+        "{circles} markers for {bounds} bounds"
+    );
+}
