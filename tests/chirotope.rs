@@ -309,3 +309,69 @@ fn leaf_count_for_seven_queries_matches_the_enumeration() {
     use nkrank::check::chirotope_cert::CHIROTOPE_COUNTS;
     assert_eq!(chirotopes(7).unwrap().len(), CHIROTOPE_COUNTS[3]);
 }
+
+/// The cover form of the same proof: one leaf per split of the four pairs (every chirotope of
+/// four vectors has its circuit among the seven splits), leaves sorted by their relation.
+fn pairs_cover_certificate() -> CertificateFile {
+    let rows: Vec<u64> = (0..4).map(|i| 0b11u64 << (2 * i)).collect();
+    let mut leaves: Vec<_> = pairs_tree(8, 4)
+        .unwrap()
+        .leaves
+        .into_iter()
+        .map(|mut l| {
+            l.case = vec![0, 1, 2, 3];
+            l
+        })
+        .collect();
+    leaves.sort_by(|a, b| {
+        (&a.relations[0].positive, &a.relations[0].negative)
+            .cmp(&(&b.relations[0].positive, &b.relations[0].negative))
+    });
+    envelope(
+        8,
+        4,
+        nkrank::cert::format::CaseTreeJson {
+            cases: "chirotope-cover".into(),
+            queries: rows,
+            leaves,
+        },
+    )
+}
+
+#[test]
+fn chirotope_cover_of_four_pairs_is_valid_and_tampering_is_rejected() {
+    let good = pairs_cover_certificate();
+    let p = check(&good, CheckOptions::default()).unwrap();
+    assert_eq!((p.bound, p.rank), (Bound::Lower, 4));
+    let rejects = |what: &str, f: &dyn Fn(&mut nkrank::cert::format::CaseTreeJson)| {
+        let mut c = good.clone();
+        f(c.case_tree.as_mut().unwrap());
+        assert!(
+            check(&c, CheckOptions::default()).is_err(),
+            "accepted: {what}"
+        );
+    };
+    // Each of the 7 splits is the circuit of exactly one chirotope: dropping any leaf uncovers it.
+    for i in 0..7 {
+        rejects("a leaf dropped", &|t| {
+            t.leaves.remove(i);
+        });
+    }
+    rejects("a duplicated leaf", &|t| {
+        let l = t.leaves[0].clone();
+        t.leaves.insert(0, l);
+    });
+    rejects("a wrong case", &|t| t.leaves[0].case = vec![0, 1, 2]);
+    rejects("a cycle", &|t| {
+        let r = t.leaves[0].relations[0].clone();
+        t.leaves[0].relations.push(r);
+    });
+    rejects("a multiplier changed", &|t| {
+        t.leaves[4].multipliers[1].y = "5".into()
+    });
+    rejects("a relation swapped between leaves", &|t| {
+        let r = t.leaves[1].relations.clone();
+        t.leaves[0].relations = r;
+    });
+    rejects("three queries", &|t| t.queries.truncate(3));
+}

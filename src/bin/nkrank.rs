@@ -127,6 +127,10 @@ enum Lower {
         /// Use only circuits, not their compositions.
         #[arg(long)]
         circuits_only: bool,
+        /// Cover mode (cases "chirotope-cover", k up to 7): leaves are closed circuit splits,
+        /// each covering every chirotope in which its circuit has its signs.
+        #[arg(long)]
+        cover: bool,
         /// Shard `I/N`: try only the candidates whose index is I modulo N.
         #[arg(long, default_value = "0/1")]
         shard: String,
@@ -349,9 +353,9 @@ fn lower(what: Lower) -> Result<(), String> {
             eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
         }
-        Lower::Chirotopes { m, k, family, circuits_only, shard, out, state } => {
+        Lower::Chirotopes { m, k, family, circuits_only, cover, shard, out, state } => {
             ensure_writable(&out)?;
-            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, &shard, &out, &state)
+            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, cover, &shard, &out, &state)
         }
         Lower::Merge { m, k, family, shards, state } => {
             if shards == 0 {

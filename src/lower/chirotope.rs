@@ -361,3 +361,166 @@ mod tests {
         }
     }
 }
+
+/// Outcome of a chirotope-cover search: the circuit splits solved and the chirotopes no closed
+/// circuit covers.
+pub struct CoverReport {
+    /// Number of chirotopes.
+    pub cases: usize,
+    /// Chirotopes (indices in enumeration order) covered by no closed circuit split.
+    pub uncovered: usize,
+    /// Circuit splits `(support, P)` solved: closed leaf (or `None` when known closed from the
+    /// cache only) or open.
+    pub splits: BTreeMap<(u32, u32), Option<Option<CaseLeafJson>>>,
+    /// The closed splits that are the first cover of some chirotope.
+    pub used: BTreeSet<(u32, u32)>,
+}
+
+/// Solves every circuit split of `rows` (4-subsets, 7 splits each; cached by canonical key)
+/// and counts the chirotopes that no closed one covers. Works for `k = 7` (599,280 cases)
+/// without storing per-chirotope data.
+pub fn cover_search(
+    m: u32,
+    rows: &[u64],
+    cache: Option<&SplitCache>,
+) -> Result<CoverReport, String> {
+    let k = rows.len();
+    let mut need = Vec::new();
+    for s in 0u32..1 << k {
+        if s.count_ones() == 4 {
+            let low = s.trailing_zeros();
+            for p in 0u32..1 << k {
+                if p & !s == 0 && (p >> low) & 1 == 1 && p != s {
+                    need.push((s, p));
+                }
+            }
+        }
+    }
+    let solved: Vec<Result<Option<Option<CaseLeafJson>>, String>> = need
+        .par_iter()
+        .map(|&(s, p)| {
+            let key = if let Some(_c) = cache {
+                let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
+                let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+                let sp = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (p >> i) & 1 == 1)
+                    .fold(0u32, |a, (j, _)| a | 1 << j);
+                Some(split_key(m, &sub, sp)?)
+            } else {
+                None
+            };
+            if let (Some(c), Some(key)) = (cache, key.as_ref()) {
+                let known = c
+                    .lock()
+                    .map_err(|_| "cache poisoned".to_string())?
+                    .get(key)
+                    .copied();
+                match known {
+                    Some(true) => return Ok(Some(None)),
+                    Some(false) => return Ok(None),
+                    None => {}
+                }
+            }
+            let r = solve_support_split(m, rows, s, p)?;
+            if let (Some(c), Some(key)) = (cache, key) {
+                c.lock()
+                    .map_err(|_| "cache poisoned".to_string())?
+                    .insert(key, r.is_ok());
+            }
+            Ok(r.ok().map(Some))
+        })
+        .collect();
+    let mut splits = BTreeMap::new();
+    for (key, r) in need.into_iter().zip(solved) {
+        splits.insert(key, r?);
+    }
+    let closed: BTreeSet<(u32, u32)> = splits
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+    let mut uncovered = 0;
+    let mut used = BTreeSet::new();
+    let chis = chirotopes(k)?;
+    for ch in &chis {
+        let mut hit = None;
+        'outer: for a in 0..k {
+            for b in a + 1..k {
+                for c in b + 1..k {
+                    for d in c + 1..k {
+                        let sg = ch.circuit([a, b, c, d]);
+                        let s = (1u32 << a) | (1 << b) | (1 << c) | (1 << d);
+                        let p = [a, b, c, d]
+                            .iter()
+                            .zip(&sg)
+                            .filter(|(_, &v)| v == sg[0])
+                            .fold(0u32, |acc, (&e, _)| acc | 1 << e);
+                        if closed.contains(&(s, p)) {
+                            hit = Some((s, p));
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+        }
+        match hit {
+            Some(h) => {
+                used.insert(h);
+            }
+            None => uncovered += 1,
+        }
+    }
+    Ok(CoverReport {
+        cases: chis.len(),
+        uncovered,
+        splits,
+        used,
+    })
+}
+
+/// The chirotope cover of `rows` (cases `"chirotope-cover"`) from a search without cache that
+/// covered every chirotope: one leaf per used closed circuit split, leaves sorted by their
+/// relation, each checked by the checker's own code (the whole tree is checked again on write).
+pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson>, String> {
+    if rep.uncovered > 0 {
+        return Ok(None);
+    }
+    let mut leaves = Vec::new();
+    for &(s, p) in &rep.used {
+        let Some(Some(Some(sub_leaf))) = rep.splits.get(&(s, p)) else {
+            return Err(format!(
+                "split ({s:b}, {p:b}) has no leaf (solved from the cache?)"
+            ));
+        };
+        let idx: Vec<u32> = (0..rows.len() as u32)
+            .filter(|&i| (s >> i) & 1 == 1)
+            .collect();
+        let mut leaf = sub_leaf.clone();
+        leaf.case = idx.clone();
+        for rel in &mut leaf.relations {
+            rel.positive = rel.positive.iter().map(|&j| idx[j as usize]).collect();
+            rel.negative = rel.negative.iter().map(|&j| idx[j as usize]).collect();
+        }
+        leaves.push(leaf);
+    }
+    leaves.sort_by(|a, b| {
+        let ka: Vec<(&Vec<u32>, &Vec<u32>)> = a
+            .relations
+            .iter()
+            .map(|r| (&r.positive, &r.negative))
+            .collect();
+        let kb: Vec<(&Vec<u32>, &Vec<u32>)> = b
+            .relations
+            .iter()
+            .map(|r| (&r.positive, &r.negative))
+            .collect();
+        ka.cmp(&kb)
+    });
+    Ok(Some(CaseTreeJson {
+        cases: "chirotope-cover".into(),
+        queries: rows.to_vec(),
+        leaves,
+    }))
+}
