@@ -375,3 +375,20 @@ fn chirotope_cover_of_four_pairs_is_valid_and_tampering_is_rejected() {
     });
     rejects("three queries", &|t| t.queries.truncate(3));
 }
+
+/// The five-query leaf at m = 10 (243 orbits; about 300,000 multiset constraints): the
+/// aggregated LP closes every split of five disjoint pairs (the pairs proposition), with
+/// exact multiset leaves. Slow in debug builds: `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn aggregated_leaves_of_five_pairs_at_m10_close() {
+    let rows: Vec<u64> = (0..5).map(|i| 0b11u64 << (2 * i)).collect();
+    let set = RowSet::new(10, 3, &rows).unwrap();
+    for p in splits(5) {
+        let t = std::time::Instant::now();
+        let n: Vec<usize> = (0..5).filter(|i| !p.contains(i)).collect();
+        let out = solve_case_aggregated(&set, &p, &[(p.clone(), n)]).unwrap();
+        eprintln!("split {p:?}: {:.2}s", t.elapsed().as_secs_f64());
+        assert!(matches!(out, LeafOutcome::Closed(_)), "split {p:?} open");
+    }
+}
