@@ -392,3 +392,36 @@ fn aggregated_leaves_of_five_pairs_at_m10_close() {
         assert!(matches!(out, LeafOutcome::Closed(_)), "split {p:?} open");
     }
 }
+
+/// Hostile sizes are rejected before any enumeration or LP-sized work.
+#[test]
+fn hostile_sizes_are_rejected_early() {
+    // A chirotope tree of 7 queries with 2 leaves: the leaf count is known in advance.
+    let mut c = pairs_chirotope_certificate();
+    {
+        let t = c.case_tree.as_mut().unwrap();
+        t.queries = (0..7).map(|i| 1u64 << i).collect();
+        t.leaves.truncate(2);
+    }
+    c.m = 8;
+    let e = check(&c, CheckOptions::default()).unwrap_err();
+    assert!(e.contains("599280"), "{e}");
+    // A cover with more leaves than allowed.
+    let mut c = pairs_cover_certificate();
+    {
+        let t = c.case_tree.as_mut().unwrap();
+        let l = t.leaves[0].clone();
+        t.leaves = vec![l; 5000];
+    }
+    let e = check(&c, CheckOptions::default()).unwrap_err();
+    assert!(e.contains("4096"), "{e}");
+    // A pairs rule with more entries than a generic row has constraints.
+    let mut c = pairs_rule_certificate(20).unwrap();
+    {
+        let r = c.pairs_rule.as_mut().unwrap();
+        let e0 = r.identity[0].clone();
+        r.identity = vec![e0; 13];
+    }
+    let e = check(&c, CheckOptions::default()).unwrap_err();
+    assert!(e.contains("12"), "{e}");
+}
