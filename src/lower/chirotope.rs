@@ -350,18 +350,6 @@ pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn vectors_of_four_points_are_the_circuit() {
-        for ch in chirotopes(4).unwrap() {
-            assert_eq!(vectors(&ch).len(), 2);
-        }
-    }
-}
-
 /// Outcome of a chirotope-cover search: the circuit splits solved and the chirotopes no closed
 /// circuit covers.
 pub struct CoverReport {
@@ -523,4 +511,16 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
         queries: rows.to_vec(),
         leaves,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_of_four_points_are_the_circuit() {
+        for ch in chirotopes(4).unwrap() {
+            assert_eq!(vectors(&ch).len(), 2);
+        }
+    }
 }
