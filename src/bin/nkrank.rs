@@ -131,6 +131,10 @@ enum Lower {
         /// each covering every chirotope in which its circuit has its signs.
         #[arg(long)]
         cover: bool,
+        /// With --cover and k = 7: also try products of two circuits sharing one query on the
+        /// chirotopes left open (counted only).
+        #[arg(long)]
+        products: bool,
         /// Shard `I/N`: try only the candidates whose index is I modulo N.
         #[arg(long, default_value = "0/1")]
         shard: String,
@@ -353,9 +357,9 @@ fn lower(what: Lower) -> Result<(), String> {
             eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
         }
-        Lower::Chirotopes { m, k, family, circuits_only, cover, shard, out, state } => {
+        Lower::Chirotopes { m, k, family, circuits_only, cover, products, shard, out, state } => {
             ensure_writable(&out)?;
-            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, cover, &shard, &out, &state)
+            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, cover, products, &shard, &out, &state)
         }
         Lower::Merge { m, k, family, shards, state } => {
             if shards == 0 {

@@ -524,3 +524,106 @@ mod tests {
         }
     }
 }
+
+/// Product leaves for the chirotopes a cover search left uncovered (`k = 7`): two circuits
+/// sharing exactly one query (their incidence graph is a tree), with the signs the chirotope
+/// gives them, solved together on their seven queries. Returns how many of the uncovered
+/// chirotopes some closed product covers, and the closed products with their leaves (relation
+/// indices in the tree's numbering, `case` the union of the supports).
+pub fn cover_products(
+    m: u32,
+    rows: &[u64],
+    rep: &CoverReport,
+) -> Result<(usize, Vec<CaseLeafJson>), String> {
+    let k = rows.len();
+    let closed: BTreeSet<(u32, u32)> = rep
+        .splits
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+    let chis = chirotopes(k)?;
+    let split_of_circuit = |ch: &Chirotope, q: [usize; 4]| -> (u32, u32) {
+        let sg = ch.circuit(q);
+        let s = q.iter().fold(0u32, |a, &e| a | 1 << e);
+        let p = q
+            .iter()
+            .zip(&sg)
+            .filter(|(_, &v)| v == sg[0])
+            .fold(0u32, |a, (&e, _)| a | 1 << e);
+        (s, p)
+    };
+    let quads: Vec<[usize; 4]> = (0..k)
+        .flat_map(|a| {
+            (a + 1..k).flat_map(move |b| {
+                (b + 1..k).flat_map(move |c| (c + 1..k).map(move |d| [a, b, c, d]))
+            })
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..quads.len())
+        .flat_map(|i| (i + 1..quads.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| quads[i].iter().filter(|e| quads[j].contains(e)).count() == 1)
+        .collect();
+    // Uncovered chirotopes and the products they offer.
+    let mut uncovered: Vec<Vec<((u32, u32), (u32, u32))>> = Vec::new();
+    for ch in &chis {
+        let cs: Vec<(u32, u32)> = quads.iter().map(|&q| split_of_circuit(ch, q)).collect();
+        if cs.iter().any(|c| closed.contains(c)) {
+            continue;
+        }
+        uncovered.push(pairs.iter().map(|&(i, j)| (cs[i], cs[j])).collect());
+    }
+    let need: BTreeSet<((u32, u32), (u32, u32))> = uncovered.iter().flatten().cloned().collect();
+    let need: Vec<((u32, u32), (u32, u32))> = need.into_iter().collect();
+    let solved: Vec<Result<Option<CaseLeafJson>, String>> = need
+        .par_iter()
+        .map(|&((s1, p1), (s2, p2))| {
+            let s = s1 | s2;
+            let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
+            let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+            let set = RowSet::new(m, 3, &sub)?;
+            let rel = |sup: u32, p: u32| -> (Vec<usize>, Vec<usize>) {
+                let pos = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (p >> i) & 1 == 1)
+                    .map(|(j, _)| j)
+                    .collect();
+                let neg = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (sup >> i) & 1 == 1 && (p >> i) & 1 == 0)
+                    .map(|(j, _)| j)
+                    .collect();
+                (pos, neg)
+            };
+            let rels = vec![rel(s1, p1), rel(s2, p2)];
+            Ok(match solve_case_aggregated(&set, &[], &rels)? {
+                LeafOutcome::Closed(mut leaf) => {
+                    leaf.case = idx.iter().map(|&i| i as u32).collect();
+                    for r in &mut leaf.relations {
+                        r.positive = r.positive.iter().map(|&j| idx[j as usize] as u32).collect();
+                        r.negative = r.negative.iter().map(|&j| idx[j as usize] as u32).collect();
+                    }
+                    Some(leaf)
+                }
+                LeafOutcome::Open(_) => None,
+            })
+        })
+        .collect();
+    let mut good: BTreeMap<((u32, u32), (u32, u32)), CaseLeafJson> = BTreeMap::new();
+    for (key, r) in need.into_iter().zip(solved) {
+        if let Some(l) = r? {
+            good.insert(key, l);
+        }
+    }
+    let mut used: BTreeMap<((u32, u32), (u32, u32)), CaseLeafJson> = BTreeMap::new();
+    let mut now_covered = 0;
+    for offers in &uncovered {
+        if let Some(o) = offers.iter().find(|o| good.contains_key(o)) {
+            now_covered += 1;
+            used.insert(*o, good[o].clone());
+        }
+    }
+    Ok((now_covered, used.into_values().collect()))
+}

@@ -344,7 +344,7 @@ pub fn state_path(dir: &Path, m: u32, k: usize, family: &str, i: usize, n: usize
 /// done, remaining and the best coverage. A set whose every chirotope closes is written as a
 /// certificate (after the exact check) and ends the run.
 #[allow(clippy::too_many_arguments)]
-pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover: bool, shard: &str, out_dir: &Path, state_dir: &Path) -> Result<(), String> {
+pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover: bool, products: bool, shard: &str, out_dir: &Path, state_dir: &Path) -> Result<(), String> {
     use super::chirotope::chirotope_search;
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
@@ -382,6 +382,10 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover:
         let (cases, n_closed, n_open, tree) = if cover {
             let rep = super::chirotope::cover_search(m, rows, Some(&cache))?;
             let tree = if rep.uncovered == 0 { super::chirotope::cover_tree(rows, &super::chirotope::cover_search(m, rows, None)?)? } else { None };
+            if products && rep.uncovered > 0 && k == 7 {
+                let (more, _) = super::chirotope::cover_products(m, rows, &rep)?;
+                eprintln!("set {idx}: products of two circuits cover {more} of the {} chirotopes left open", rep.uncovered);
+            }
             (rep.cases, rep.cases - rep.uncovered, rep.uncovered, tree)
         } else {
             let rep = super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
