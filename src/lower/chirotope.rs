@@ -513,17 +513,8 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
     }))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn vectors_of_four_points_are_the_circuit() {
-        for ch in chirotopes(4).unwrap() {
-            assert_eq!(vectors(&ch).len(), 2);
-        }
-    }
-}
+/// Two circuit splits `(support, P)` sharing one query.
+type Product = ((u32, u32), (u32, u32));
 
 /// Product leaves for the chirotopes a cover search left uncovered (`k = 7`): two circuits
 /// sharing exactly one query (their incidence graph is a tree), with the signs the chirotope
@@ -565,7 +556,7 @@ pub fn cover_products(
         .filter(|&(i, j)| quads[i].iter().filter(|e| quads[j].contains(e)).count() == 1)
         .collect();
     // Uncovered chirotopes and the products they offer.
-    let mut uncovered: Vec<Vec<((u32, u32), (u32, u32))>> = Vec::new();
+    let mut uncovered: Vec<Vec<Product>> = Vec::new();
     for ch in &chis {
         let cs: Vec<(u32, u32)> = quads.iter().map(|&q| split_of_circuit(ch, q)).collect();
         if cs.iter().any(|c| closed.contains(c)) {
@@ -573,8 +564,8 @@ pub fn cover_products(
         }
         uncovered.push(pairs.iter().map(|&(i, j)| (cs[i], cs[j])).collect());
     }
-    let need: BTreeSet<((u32, u32), (u32, u32))> = uncovered.iter().flatten().cloned().collect();
-    let need: Vec<((u32, u32), (u32, u32))> = need.into_iter().collect();
+    let need: BTreeSet<Product> = uncovered.iter().flatten().cloned().collect();
+    let need: Vec<Product> = need.into_iter().collect();
     let solved: Vec<Result<Option<CaseLeafJson>, String>> = need
         .par_iter()
         .map(|&((s1, p1), (s2, p2))| {
@@ -611,13 +602,13 @@ pub fn cover_products(
             })
         })
         .collect();
-    let mut good: BTreeMap<((u32, u32), (u32, u32)), CaseLeafJson> = BTreeMap::new();
+    let mut good: BTreeMap<Product, CaseLeafJson> = BTreeMap::new();
     for (key, r) in need.into_iter().zip(solved) {
         if let Some(l) = r? {
             good.insert(key, l);
         }
     }
-    let mut used: BTreeMap<((u32, u32), (u32, u32)), CaseLeafJson> = BTreeMap::new();
+    let mut used: BTreeMap<Product, CaseLeafJson> = BTreeMap::new();
     let mut now_covered = 0;
     for offers in &uncovered {
         if let Some(o) = offers.iter().find(|o| good.contains_key(o)) {
@@ -626,4 +617,16 @@ pub fn cover_products(
         }
     }
     Ok((now_covered, used.into_values().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_of_four_points_are_the_circuit() {
+        for ch in chirotopes(4).unwrap() {
+            assert_eq!(vectors(&ch).len(), 2);
+        }
+    }
 }
