@@ -60,7 +60,11 @@ pub struct Orbit(pub Vec<u32>);
 impl Orbit {
     /// Text form used in certificates: the counts joined by `.`, e.g. `"2.0.1"`.
     pub fn label(&self) -> String {
-        self.0.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(".")
+        self.0
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(".")
     }
 }
 
@@ -105,13 +109,20 @@ impl RowSet {
     /// Validates the queries (2 to [`MAX_ROWS`] distinct `m`-bit tokens) and computes regions.
     pub fn new(m: u32, length: u32, rows: &[u64]) -> Result<RowSet, String> {
         if m == 0 || m > MAX_M_RELATION {
-            return Err(format!("m = {m} is outside 1..={MAX_M_RELATION} for a case tree"));
+            return Err(format!(
+                "m = {m} is outside 1..={MAX_M_RELATION} for a case tree"
+            ));
         }
         if length < 2 || length > MAX_LENGTH_RELATION {
-            return Err(format!("length N = {length} is outside 2..={MAX_LENGTH_RELATION} for a case tree"));
+            return Err(format!(
+                "length N = {length} is outside 2..={MAX_LENGTH_RELATION} for a case tree"
+            ));
         }
         if rows.len() < 2 || rows.len() > MAX_ROWS {
-            return Err(format!("a case tree names 2..={MAX_ROWS} queries, found {}", rows.len()));
+            return Err(format!(
+                "a case tree names 2..={MAX_ROWS} queries, found {}",
+                rows.len()
+            ));
         }
         for (i, &q) in rows.iter().enumerate() {
             if m < 64 && q >> m != 0 {
@@ -123,11 +134,25 @@ impl RowSet {
         }
         let mut count = vec![0u32; 1 << rows.len()];
         for bit in 0..m {
-            let pattern = rows.iter().enumerate().fold(0usize, |p, (i, &q)| p | (((q >> bit) & 1) as usize) << i);
+            let pattern = rows
+                .iter()
+                .enumerate()
+                .fold(0usize, |p, (i, &q)| p | (((q >> bit) & 1) as usize) << i);
             count[pattern] += 1;
         }
-        let (patterns, sizes) = count.iter().enumerate().filter(|(_, &c)| c > 0).map(|(p, &c)| (p as u32, c)).unzip();
-        Ok(RowSet { m, length, rows: rows.to_vec(), patterns, sizes })
+        let (patterns, sizes) = count
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(p, &c)| (p as u32, c))
+            .unzip();
+        Ok(RowSet {
+            m,
+            length,
+            rows: rows.to_vec(),
+            patterns,
+            sizes,
+        })
     }
 
     /// Number of queries `k`.
@@ -137,7 +162,9 @@ impl RowSet {
 
     /// Number of orbits, saturated at `u64::MAX`.
     pub fn orbit_count(&self) -> u64 {
-        self.sizes.iter().fold(1u64, |a, &s| a.saturating_mul(u64::from(s) + 1))
+        self.sizes
+            .iter()
+            .fold(1u64, |a, &s| a.saturating_mul(u64::from(s) + 1))
     }
 
     /// Every orbit, in increasing order. Only for the solver and tests: the checker never
@@ -145,7 +172,10 @@ impl RowSet {
     pub fn orbits(&self) -> Vec<Orbit> {
         let mut out = vec![Orbit(Vec::new())];
         for &s in &self.sizes {
-            out = out.into_iter().flat_map(|o| (0..=s).map(move |c| Orbit([o.0.clone(), vec![c]].concat()))).collect();
+            out = out
+                .into_iter()
+                .flat_map(|o| (0..=s).map(move |c| Orbit([o.0.clone(), vec![c]].concat())))
+                .collect();
         }
         out
     }
@@ -155,14 +185,27 @@ impl RowSet {
     pub fn parse_orbit(&self, s: &str) -> Result<Orbit, String> {
         let parts: Vec<&str> = s.split('.').collect();
         if parts.len() != self.sizes.len() {
-            return Err(format!("orbit {s:?} has {} counts, the queries cut {} regions", parts.len(), self.sizes.len()));
+            return Err(format!(
+                "orbit {s:?} has {} counts, the queries cut {} regions",
+                parts.len(),
+                self.sizes.len()
+            ));
         }
         let mut counts = Vec::with_capacity(parts.len());
         for (p, &size) in parts.iter().zip(&self.sizes) {
-            let canonical = !p.is_empty() && p.len() <= 2 && p.bytes().all(|c| c.is_ascii_digit()) && (*p == "0" || !p.starts_with('0'));
-            let c: u32 = if canonical { p.parse().map_err(|_| format!("bad orbit label {s:?}"))? } else { return Err(format!("bad orbit label {s:?}")) };
+            let canonical = !p.is_empty()
+                && p.len() <= 2
+                && p.bytes().all(|c| c.is_ascii_digit())
+                && (*p == "0" || !p.starts_with('0'));
+            let c: u32 = if canonical {
+                p.parse().map_err(|_| format!("bad orbit label {s:?}"))?
+            } else {
+                return Err(format!("bad orbit label {s:?}"));
+            };
             if c > size {
-                return Err(format!("orbit {s:?}: count {c} exceeds its region's {size} coordinates"));
+                return Err(format!(
+                    "orbit {s:?}: count {c} exceeds its region's {size} coordinates"
+                ));
             }
             counts.push(c);
         }
@@ -171,12 +214,23 @@ impl RowSet {
 
     /// Level `<q_i, z>` of the tokens of an orbit in row `i`.
     pub fn level(&self, i: usize, o: &Orbit) -> u32 {
-        self.patterns.iter().zip(&o.0).filter(|(&p, _)| (p >> i) & 1 == 1).map(|(_, &c)| c).sum()
+        self.patterns
+            .iter()
+            .zip(&o.0)
+            .filter(|(&p, _)| (p >> i) & 1 == 1)
+            .map(|(_, &c)| c)
+            .sum()
     }
 
     /// The orbit of the query `q_i` itself (a single token).
     pub fn query_orbit(&self, i: usize) -> Orbit {
-        Orbit(self.patterns.iter().zip(&self.sizes).map(|(&p, &s)| if (p >> i) & 1 == 1 { s } else { 0 }).collect())
+        Orbit(
+            self.patterns
+                .iter()
+                .zip(&self.sizes)
+                .map(|(&p, &s)| if (p >> i) & 1 == 1 { s } else { 0 })
+                .collect(),
+        )
     }
 
     /// The orbit of an arbitrary token.
@@ -184,8 +238,16 @@ impl RowSet {
         let mut counts = vec![0u32; self.patterns.len()];
         for bit in 0..self.m {
             if (z >> bit) & 1 == 1 {
-                let pattern = self.rows.iter().enumerate().fold(0u32, |p, (i, &q)| p | (((q >> bit) & 1) as u32) << i);
-                let idx = self.patterns.iter().position(|&p| p == pattern).expect("every coordinate lies in a nonempty region");
+                let pattern = self
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .fold(0u32, |p, (i, &q)| p | (((q >> bit) & 1) as u32) << i);
+                let idx = self
+                    .patterns
+                    .iter()
+                    .position(|&p| p == pattern)
+                    .expect("every coordinate lies in a nonempty region");
                 counts[idx] += 1;
             }
         }
@@ -198,7 +260,11 @@ impl RowSet {
         let mut out = Vec::new();
         for side in [RatioSide::Low, RatioSide::High] {
             for ms in crate::task::types::multisets(orbits.len(), self.length as usize - 1) {
-                out.push(RelKey { row: i, side, others: ms.iter().map(|&j| orbits[j].clone()).collect() });
+                out.push(RelKey {
+                    row: i,
+                    side,
+                    others: ms.iter().map(|&j| orbits[j].clone()).collect(),
+                });
             }
         }
         out
@@ -210,10 +276,19 @@ impl RelKey {
     /// (Orbits are validated when parsed.)
     pub fn validate(&self, set: &RowSet) -> Result<(), String> {
         if self.row >= set.k() {
-            return Err(format!("row {} does not exist (the tree has {} queries)", self.row, set.k()));
+            return Err(format!(
+                "row {} does not exist (the tree has {} queries)",
+                self.row,
+                set.k()
+            ));
         }
         if self.others.len() + 1 != set.length as usize {
-            return Err(format!("constraint lists {} other tokens, a sequence of length {} has {}", self.others.len(), set.length, set.length - 1));
+            return Err(format!(
+                "constraint lists {} other tokens, a sequence of length {} has {}",
+                self.others.len(),
+                set.length,
+                set.length - 1
+            ));
         }
         if self.others.windows(2).any(|p| p[0] > p[1]) {
             return Err("other orbits must be listed in nondecreasing order".into());
@@ -224,7 +299,10 @@ impl RelKey {
     /// The target: the least level in the sequence (the query's own level is `|q_i|`).
     pub fn target(&self, set: &RowSet) -> u32 {
         let own = set.rows[self.row].count_ones();
-        self.others.iter().map(|o| set.level(self.row, o)).fold(own, u32::min)
+        self.others
+            .iter()
+            .map(|o| set.level(self.row, o))
+            .fold(own, u32::min)
     }
 
     /// Integer coefficients of `sum coef * var >= 0` (strict in a solving model), over the query
@@ -233,7 +311,12 @@ impl RelKey {
         let (kc, wc) = side_coefficients(self.side, self.target(set));
         std::iter::once(set.query_orbit(self.row))
             .chain(self.others.iter().cloned())
-            .flat_map(|o| [(RelVar::Kernel(self.row, o.clone()), kc), (RelVar::Value(self.row, o), wc)])
+            .flat_map(|o| {
+                [
+                    (RelVar::Kernel(self.row, o.clone()), kc),
+                    (RelVar::Value(self.row, o), wc),
+                ]
+            })
             .collect()
     }
 }
@@ -251,7 +334,10 @@ pub fn side_coefficients(side: RatioSide, t: u32) -> (i64, i64) {
 /// The splits `{P, N}` of `k` rows, each given by `P` as a sorted index list with `0 in P` and
 /// `N` nonempty, in increasing order of the bit mask of `P`.
 pub fn splits(k: usize) -> Vec<Vec<usize>> {
-    (1u32..(1 << k) - 1).filter(|mask| mask & 1 == 1).map(|mask| (0..k).filter(|&i| (mask >> i) & 1 == 1).collect()).collect()
+    (1u32..(1 << k) - 1)
+        .filter(|mask| mask & 1 == 1)
+        .map(|mask| (0..k).filter(|&i| (mask >> i) & 1 == 1).collect())
+        .collect()
 }
 
 /// The orders of `k` queries on a line up to reversal: permutations of `0..k` whose first entry
@@ -299,7 +385,15 @@ mod tests {
         assert_eq!(t.patterns, vec![0, 1, 2, 4]);
         assert_eq!(t.orbit_count(), 54);
         assert_eq!(t.parse_orbit("1.2.0.1").unwrap(), Orbit(vec![1, 2, 0, 1]));
-        for bad in ["1.2.0", "2.0.0.0", "01.0.0.0", "-1.0.0.0", "1.2.0.1.0", "", "a.0.0.0"] {
+        for bad in [
+            "1.2.0",
+            "2.0.0.0",
+            "01.0.0.0",
+            "-1.0.0.0",
+            "1.2.0.1.0",
+            "",
+            "a.0.0.0",
+        ] {
             assert!(t.parse_orbit(bad).is_err(), "{bad}");
         }
         assert!(RowSet::new(6, 3, &[3, 3]).is_err());
@@ -320,7 +414,11 @@ mod tests {
     #[test]
     fn targets_and_coefficients() {
         let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
-        let key = RelKey { row: 0, side: RatioSide::Low, others: vec![Orbit(vec![1, 0, 0]), Orbit(vec![2, 2, 2])] };
+        let key = RelKey {
+            row: 0,
+            side: RatioSide::Low,
+            others: vec![Orbit(vec![1, 0, 0]), Orbit(vec![2, 2, 2])],
+        };
         key.validate(&s).unwrap();
         assert_eq!(key.target(&s), 1);
         let c = key.coefficients(&s);

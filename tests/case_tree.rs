@@ -5,7 +5,10 @@
 use nkrank::cert::format::{CaseTreeJson, CertificateFile, KIND_CASE_TREE};
 use nkrank::cert::io::{certificate_text, read_certificate};
 use nkrank::check::{check, Bound, CheckOptions};
-use nkrank::lower::case_tree::{all_set_candidates, betweenness_forests, pair_graph_candidates, pairs_tree, prove, prove_orders, solve_case, solve_split, LeafOutcome, System};
+use nkrank::lower::case_tree::{
+    all_set_candidates, betweenness_forests, pair_graph_candidates, pairs_tree, prove,
+    prove_orders, solve_case, solve_split, LeafOutcome, System,
+};
 use nkrank::lower::unreduced::unreduced_case_margin;
 use nkrank::relation::{orders, splits, RowSet};
 use std::collections::BTreeSet;
@@ -43,7 +46,12 @@ fn set_orbits(m: u32, k: usize) -> Vec<Vec<u64>> {
                     .patterns
                     .iter()
                     .zip(&set.sizes)
-                    .map(|(&pat, &s)| ((0..k).fold(0u32, |acc, i| acc | ((pat >> p[i]) & 1) << i), s))
+                    .map(|(&pat, &s)| {
+                        (
+                            (0..k).fold(0u32, |acc, i| acc | ((pat >> p[i]) & 1) << i),
+                            s,
+                        )
+                    })
                     .collect();
                 v.sort();
                 v
@@ -85,21 +93,34 @@ fn reduced_splits_agree_with_unreduced_lps() {
             let sys = System::new(RowSet::new(m, 3, &rows).unwrap()).unwrap();
             for p in splits(3) {
                 let tokens: Vec<u32> = rows.iter().map(|&q| q as u32).collect();
-                let rel = vec![(p.clone(), (0..3).filter(|i| !p.contains(i)).collect::<Vec<usize>>())];
+                let rel = vec![(
+                    p.clone(),
+                    (0..3).filter(|i| !p.contains(i)).collect::<Vec<usize>>(),
+                )];
                 let full = unreduced_case_margin(m, 3, &tokens, &rel).unwrap();
-                assert_eq!(is_open(&sys, &p), full > OPEN, "m = {m}, rows {rows:?}, P = {p:?}: unreduced margin {full}");
+                assert_eq!(
+                    is_open(&sys, &p),
+                    full > OPEN,
+                    "m = {m}, rows {rows:?}, P = {p:?}: unreduced margin {full}"
+                );
                 compared += 1;
             }
         }
     }
     assert!(compared >= 140, "{compared}");
     // The closing m = 6 triple, and an open one, also without reduction.
-    for (rows, closed) in [(vec![0b000011u64, 0b001100, 0b110000], true), (vec![0b000011, 0b000110, 0b110000], false)] {
+    for (rows, closed) in [
+        (vec![0b000011u64, 0b001100, 0b110000], true),
+        (vec![0b000011, 0b000110, 0b110000], false),
+    ] {
         let sys = System::new(RowSet::new(6, 3, &rows).unwrap()).unwrap();
         let mut all_closed = true;
         for p in splits(3) {
             let tokens: Vec<u32> = rows.iter().map(|&q| q as u32).collect();
-            let rel = vec![(p.clone(), (0..3).filter(|i| !p.contains(i)).collect::<Vec<usize>>())];
+            let rel = vec![(
+                p.clone(),
+                (0..3).filter(|i| !p.contains(i)).collect::<Vec<usize>>(),
+            )];
             let full = unreduced_case_margin(6, 3, &tokens, &rel).unwrap();
             assert_eq!(is_open(&sys, &p), full > OPEN, "rows {rows:?}, P = {p:?}");
             all_closed &= full <= OPEN;
@@ -120,7 +141,10 @@ fn reduced_order_cases_agree_with_unreduced_lps() {
             for order in orders(k).into_iter().take(2) {
                 for forest in betweenness_forests(&order) {
                     let full = unreduced_case_margin(4, 3, &tokens, &forest).unwrap();
-                    let reduced = matches!(solve_case(&sys, &order, &forest).unwrap(), LeafOutcome::Open(_));
+                    let reduced = matches!(
+                        solve_case(&sys, &order, &forest).unwrap(),
+                        LeafOutcome::Open(_)
+                    );
                     assert_eq!(reduced, full > OPEN, "rows {rows:?}, order {order:?}, forest {forest:?}: unreduced margin {full}");
                     compared += 1;
                 }
@@ -136,7 +160,10 @@ fn no_tree_contradicts_an_existing_model() {
     for k in [4, 5] {
         for rows in pair_graph_candidates(4, k) {
             let res = prove_orders(RowSet::new(4, 3, &rows).unwrap()).unwrap();
-            assert!(res.is_none(), "m = 4: order tree of {rows:?} claims r* >= 3, but a model of rank 2 exists");
+            assert!(
+                res.is_none(),
+                "m = 4: order tree of {rows:?} claims r* >= 3, but a model of rank 2 exists"
+            );
         }
     }
     // Rank 2 is reached at m = 4 and rank 3 at m = 5 (committed model certificates), so no set
@@ -146,20 +173,29 @@ fn no_tree_contradicts_an_existing_model() {
         assert!(!orbits.is_empty());
         for rows in orbits {
             let res = prove(RowSet::new(m, 3, &rows).unwrap()).unwrap();
-            assert!(res.is_none(), "m = {m}: queries {rows:?} claim r* >= {k}, but a model of rank {} exists", k - 1);
+            assert!(
+                res.is_none(),
+                "m = {m}: queries {rows:?} claim r* >= {k}, but a model of rank {} exists",
+                k - 1
+            );
         }
     }
 }
 
 fn m6_certificate() -> CertificateFile {
-    let tree = prove(RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap()).unwrap().expect("the m = 6 triple closes");
+    let tree = prove(RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap())
+        .unwrap()
+        .expect("the m = 6 triple closes");
     CertificateFile {
         format: "nkrank-certificate".into(),
         version: 1,
         kind: KIND_CASE_TREE.into(),
         m: 6,
         length: 3,
-        claim: nkrank::cert::Claim { bound: "lower".into(), rank: 3 },
+        claim: nkrank::cert::Claim {
+            bound: "lower".into(),
+            rank: 3,
+        },
         provenance: None,
         model: None,
         multipliers: None,
@@ -188,7 +224,11 @@ fn tampered_trees_are_rejected() {
     let rejects = |f: &dyn Fn(&mut CertificateFile)| {
         let mut c = good.clone();
         f(&mut c);
-        assert!(check(&c, CheckOptions::default()).is_err(), "accepted: {:?}", c.case_tree.as_ref().map(|t| &t.queries));
+        assert!(
+            check(&c, CheckOptions::default()).is_err(),
+            "accepted: {:?}",
+            c.case_tree.as_ref().map(|t| &t.queries)
+        );
     };
     rejects(&|c| c.claim.rank = 4);
     rejects(&|c| c.claim.rank = 2);
@@ -244,7 +284,11 @@ fn tampered_trees_are_rejected() {
     rejects(&|c| c.m = 40);
     rejects(&|c| c.length = 5);
     // A model certificate must not carry a case tree.
-    let mut m = read_certificate(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3/m04-upper-r2-model.json")).unwrap();
+    let mut m = read_certificate(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("certificates/len3/m04-upper-r2-model.json"),
+    )
+    .unwrap();
     assert!(check(&m, CheckOptions::default()).is_ok());
     m.case_tree = good.case_tree.clone();
     assert!(check(&m, CheckOptions::default()).is_err());
@@ -258,11 +302,16 @@ fn dropping_any_constraint_multiplier_is_rejected() {
     let good = m6_certificate();
     let mut total = 0;
     for li in 0..good.case_tree.as_ref().unwrap().leaves.len() {
-        let n = good.case_tree.as_ref().unwrap().leaves[li].multipliers.len();
+        let n = good.case_tree.as_ref().unwrap().leaves[li]
+            .multipliers
+            .len();
         for j in 0..n {
             let mut c = good.clone();
             tree(&mut c).leaves[li].multipliers.remove(j);
-            assert!(check(&c, CheckOptions::default()).is_err(), "leaf {li}: removing multiplier {j} was accepted");
+            assert!(
+                check(&c, CheckOptions::default()).is_err(),
+                "leaf {li}: removing multiplier {j} was accepted"
+            );
             total += 1;
         }
     }
@@ -281,14 +330,22 @@ fn committed_trees_check_and_match_their_names() {
         }
         let c = read_certificate(&path).unwrap();
         let p = check(&c, CheckOptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(name.starts_with(&format!("m{:02}-lower-r{}-case-tree", p.m, p.rank)), "{name}");
+        assert!(
+            name.starts_with(&format!("m{:02}-lower-r{}-case-tree", p.m, p.rank)),
+            "{name}"
+        );
         n += 1;
     }
     assert!(n >= 5, "expected case trees for m = 6..10, found {n}");
 }
 
 fn committed(name: &str) -> CertificateFile {
-    read_certificate(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3").join(name)).unwrap()
+    read_certificate(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("certificates/len3")
+            .join(name),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -299,7 +356,10 @@ fn tampered_order_trees_are_rejected() {
     let rejects = |what: &str, f: &dyn Fn(&mut CertificateFile)| {
         let mut c = good.clone();
         f(&mut c);
-        assert!(check(&c, CheckOptions::default()).is_err(), "accepted: {what}");
+        assert!(
+            check(&c, CheckOptions::default()).is_err(),
+            "accepted: {what}"
+        );
     };
     rejects("claim 4", &|c| c.claim.rank = 4);
     rejects("cases = splits", &|c| tree(c).cases = "splits".into());
@@ -324,7 +384,11 @@ fn tampered_order_trees_are_rejected() {
         let order = l.case.clone();
         let mut outer = vec![order[0], order[4]];
         outer.sort();
-        l.relations.push(nkrank::cert::format::RelationJson { positive: vec![order[2]], negative: outer, lambda: vec![] });
+        l.relations.push(nkrank::cert::format::RelationJson {
+            positive: vec![order[2]],
+            negative: outer,
+            lambda: vec![],
+        });
     });
     rejects("a multiplier changed", &|c| {
         let y = &mut tree(c).leaves[7].multipliers[0].y;
@@ -344,14 +408,18 @@ fn explicit_pairs_trees_check_and_agree_with_the_lps() {
     for m in 4..=17u32 {
         for k in 2..=(m as usize / 2).min(8) {
             let tree = pairs_tree(m, k).unwrap();
-            nkrank::check::case_tree_cert::check_case_tree(m, 3, k as u64, &tree).unwrap_or_else(|e| panic!("m = {m}, k = {k}: {e}"));
+            nkrank::check::case_tree_cert::check_case_tree(m, 3, k as u64, &tree)
+                .unwrap_or_else(|e| panic!("m = {m}, k = {k}: {e}"));
         }
         assert!(pairs_tree(m, m as usize / 2 + 1).is_err());
     }
     // The LP closes the same splits (m = 6: three pairs; m = 8: four pairs, first split).
-    let lp = prove(RowSet::new(6, 3, &[0b11, 0b1100, 0b110000]).unwrap()).unwrap().unwrap();
+    let lp = prove(RowSet::new(6, 3, &[0b11, 0b1100, 0b110000]).unwrap())
+        .unwrap()
+        .unwrap();
     assert_eq!(lp.leaves.len(), pairs_tree(6, 3).unwrap().leaves.len());
-    let sys = System::new(RowSet::new(8, 3, &[0b11, 0b1100, 0b110000, 0b11000000]).unwrap()).unwrap();
+    let sys =
+        System::new(RowSet::new(8, 3, &[0b11, 0b1100, 0b110000, 0b11000000]).unwrap()).unwrap();
     assert!(!is_open(&sys, &[0]));
     // A pairs tree claims nothing for other lengths: its leaves rebuild different constraints.
     let t = pairs_tree(6, 3).unwrap();
@@ -362,6 +430,10 @@ fn explicit_pairs_trees_check_and_agree_with_the_lps() {
 fn exhaustive_candidates_are_one_per_symmetry_class() {
     // The library's enumeration agrees with this file's own, and every class is hit once.
     for (m, k) in [(3, 3), (4, 3), (5, 4)] {
-        assert_eq!(all_set_candidates(m, k).len(), set_orbits(m, k).len(), "m = {m}, k = {k}");
+        assert_eq!(
+            all_set_candidates(m, k).len(),
+            set_orbits(m, k).len(),
+            "m = {m}, k = {k}"
+        );
     }
 }

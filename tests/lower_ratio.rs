@@ -1,7 +1,9 @@
 //! Row-ratio lemmas: the reduced LP against the unreduced one, and the exact checker against
 //! tampered certificates.
 
-use nkrank::cert::format::{CertificateFile, Claim, RatioJson, FORMAT_NAME, FORMAT_VERSION, KIND_ROW_RATIO};
+use nkrank::cert::format::{
+    CertificateFile, Claim, RatioJson, FORMAT_NAME, FORMAT_VERSION, KIND_ROW_RATIO,
+};
 use nkrank::check::ratio_cert::check_ratio;
 use nkrank::check::{check, Bound, CheckOptions};
 use nkrank::lower::ratio_lp::{solve_ratio, RatioOutcome};
@@ -44,7 +46,13 @@ fn reduced_matches_unreduced() {
                     if a == b {
                         continue;
                     }
-                    let inst = RatioInstance { m, length: 3, query_weight: w, a: spec(q, a), b: spec(q, b) };
+                    let inst = RatioInstance {
+                        m,
+                        length: 3,
+                        query_weight: w,
+                        a: spec(q, a),
+                        b: spec(q, b),
+                    };
                     // One representative per reduced instance keeps the test fast; with m = 3 every
                     // pair is tried, so tokens of one spec are compared against each other too.
                     if m > 3 && !seen.insert(inst) {
@@ -54,8 +62,13 @@ fn reduced_matches_unreduced() {
                     let full = unreduced_ratio(m, 3, q, a, b).unwrap();
                     match (reduced, full) {
                         (None, None) => {}
-                        (Some(r), Some(f)) => assert!((r - f).abs() <= 1e-6 * (1.0 + r.abs()), "{inst:?}: reduced {r}, unreduced {f}"),
-                        (r, f) => panic!("{inst:?} (q={q}, a={a}, b={b}): reduced {r:?}, unreduced {f:?}"),
+                        (Some(r), Some(f)) => assert!(
+                            (r - f).abs() <= 1e-6 * (1.0 + r.abs()),
+                            "{inst:?}: reduced {r}, unreduced {f}"
+                        ),
+                        (r, f) => {
+                            panic!("{inst:?} (q={q}, a={a}, b={b}): reduced {r:?}, unreduced {f:?}")
+                        }
                     }
                 }
             }
@@ -75,7 +88,13 @@ fn reduced_matches_unreduced_other_lengths() {
                     if a == b {
                         continue;
                     }
-                    let inst = RatioInstance { m, length, query_weight: w, a: spec(q, a), b: spec(q, b) };
+                    let inst = RatioInstance {
+                        m,
+                        length,
+                        query_weight: w,
+                        a: spec(q, a),
+                        b: spec(q, b),
+                    };
                     let reduced = match solve_ratio(&inst, false) {
                         RatioOutcome::Certified { rho, .. } => Some(rho.to_f64().unwrap()),
                         RatioOutcome::Unbounded => None,
@@ -84,7 +103,10 @@ fn reduced_matches_unreduced_other_lengths() {
                     let full = unreduced_ratio(m, length as usize, q, a, b).unwrap();
                     match (reduced, full) {
                         (None, None) => {}
-                        (Some(r), Some(f)) => assert!((r - f).abs() <= 1e-6 * (1.0 + r.abs()), "{inst:?}: reduced {r}, unreduced {f}"),
+                        (Some(r), Some(f)) => assert!(
+                            (r - f).abs() <= 1e-6 * (1.0 + r.abs()),
+                            "{inst:?}: reduced {r}, unreduced {f}"
+                        ),
                         (r, f) => panic!("{inst:?}: reduced {r:?}, unreduced {f:?}"),
                     }
                 }
@@ -94,7 +116,13 @@ fn reduced_matches_unreduced_other_lengths() {
 }
 
 fn sample() -> (RatioInstance, RatioJson) {
-    let inst = RatioInstance { m: 9, length: 3, query_weight: 8, a: TokenSpec::Level(0), b: TokenSpec::Level(8) };
+    let inst = RatioInstance {
+        m: 9,
+        length: 3,
+        query_weight: 8,
+        a: TokenSpec::Level(0),
+        b: TokenSpec::Level(8),
+    };
     let (_, json) = certified(&inst).unwrap();
     (inst, json)
 }
@@ -103,9 +131,21 @@ fn sample() -> (RatioInstance, RatioJson) {
 fn known_values() {
     let (_, json) = sample();
     assert_eq!(json.rho, "1/9");
-    let inst = RatioInstance { m: 8, length: 3, query_weight: 6, a: TokenSpec::Level(0), b: TokenSpec::Query };
+    let inst = RatioInstance {
+        m: 8,
+        length: 3,
+        query_weight: 6,
+        a: TokenSpec::Level(0),
+        b: TokenSpec::Query,
+    };
     assert_eq!(certified(&inst).unwrap().1.rho, "1/7");
-    let inst = RatioInstance { m: 8, length: 3, query_weight: 6, a: TokenSpec::Level(2), b: TokenSpec::Level(3) };
+    let inst = RatioInstance {
+        m: 8,
+        length: 3,
+        query_weight: 6,
+        a: TokenSpec::Level(2),
+        b: TokenSpec::Level(3),
+    };
     assert!(certified(&inst).is_none(), "gap 1 must be unbounded");
 }
 
@@ -130,7 +170,10 @@ fn tampered_ratio_certificates_are_rejected() {
         let mut t = json.clone();
         let y = parse_q(&t.multipliers[i].y).unwrap();
         t.multipliers[i].y = format_q(&(y * parse_q("3/2").unwrap()));
-        assert!(check_ratio(inst.m, inst.length, &t).is_err(), "multiplier {i} tampered");
+        assert!(
+            check_ratio(inst.m, inst.length, &t).is_err(),
+            "multiplier {i} tampered"
+        );
         let mut t = json.clone();
         t.multipliers[i].y = "-1".into();
         assert!(check_ratio(inst.m, inst.length, &t).is_err());
@@ -170,7 +213,10 @@ fn row_ratio_certificate_dispatch() {
         kind: KIND_ROW_RATIO.into(),
         m: inst.m,
         length: inst.length,
-        claim: Claim { bound: "lemma".into(), rank: 0 },
+        claim: Claim {
+            bound: "lemma".into(),
+            rank: 0,
+        },
         provenance: None,
         model: None,
         multipliers: None,
@@ -187,9 +233,15 @@ fn row_ratio_certificate_dispatch() {
     let text = nkrank::cert::io::certificate_text(&cert);
     let back: CertificateFile = serde_json::from_str(&text).unwrap();
     assert_eq!(back, cert);
-    cert.claim = Claim { bound: "lower".into(), rank: 2 };
+    cert.claim = Claim {
+        bound: "lower".into(),
+        rank: 2,
+    };
     assert!(check(&cert, CheckOptions::default()).is_err());
-    cert.claim = Claim { bound: "lemma".into(), rank: 0 };
+    cert.claim = Claim {
+        bound: "lemma".into(),
+        rank: 0,
+    };
     cert.kind = "model".into();
     assert!(check(&cert, CheckOptions::default()).is_err());
 }

@@ -7,8 +7,8 @@ use nkrank::check::CheckOptions;
 use nkrank::search::certify::{check_and_write, model_certificate, provenance};
 use nkrank::search::full_rank::full_rank_model;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
-use nkrank::search::upper::{self, UpperOptions};
 use nkrank::search::table_render::{render_table, TableFormat};
+use nkrank::search::upper::{self, UpperOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -21,7 +21,10 @@ const MAX_LENGTH: u32 = 8;
 const MAX_M_FULL_RANK: u32 = 8;
 
 #[derive(Parser)]
-#[command(version, about = "Certified bounds on the least feature rank r*(m, N) of nonnegative kernel attention on Min-IP")]
+#[command(
+    version,
+    about = "Certified bounds on the least feature rank r*(m, N) of nonnegative kernel attention on Min-IP"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -207,7 +210,11 @@ fn parse_m_range_64(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
-    let parse = |t: &str| t.trim().parse::<u32>().map_err(|_| format!("{t:?} is not a number of bits"));
+    let parse = |t: &str| {
+        t.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("{t:?} is not a number of bits"))
+    };
     let (a, b) = match s.split_once('-') {
         Some((a, b)) => (parse(a)?, parse(b)?),
         None => (parse(s)?, parse(s)?),
@@ -216,7 +223,9 @@ fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
         return Err("m must be at least 1 (a token needs a bit)".into());
     }
     if b > max {
-        return Err(format!("m = {b} is too large: this command handles m <= {max}"));
+        return Err(format!(
+            "m = {b} is too large: this command handles m <= {max}"
+        ));
     }
     if a > b {
         return Err(format!("empty range {a}-{b}"));
@@ -227,8 +236,19 @@ fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Solve { m, length, out, rank, time_limit, seed } => solve(m, length, &out, rank, time_limit, seed),
-        Command::Table { format, paths, max_m } => table(format, &paths, max_m),
+        Command::Solve {
+            m,
+            length,
+            out,
+            rank,
+            time_limit,
+            seed,
+        } => solve(m, length, &out, rank, time_limit, seed),
+        Command::Table {
+            format,
+            paths,
+            max_m,
+        } => table(format, &paths, max_m),
         Command::Lower { what } => lower(what),
     };
     match result {
@@ -242,20 +262,45 @@ fn main() -> ExitCode {
 
 /// Fails early, before any work, if `dir` cannot hold certificates.
 fn ensure_writable(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create output folder {}: {e}", dir.display()))?;
     let probe = dir.join(format!(".nkrank-write-probe{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| format!("output folder {} is not writable: {e}", dir.display()))?;
+    std::fs::write(&probe, b"")
+        .map_err(|e| format!("output folder {} is not writable: {e}", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
 }
 
 fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
-    let rel = if p.bound == nkrank::check::Bound::Upper { "<=" } else { ">=" };
-    let err = p.max_error.as_ref().map(|e| format!(", max error {}", nkrank::rational::format_q(e))).unwrap_or_default();
-    eprintln!("  r*({}, {}) {rel} {}  [{}{err}]  {:.2}s  -> {}", p.m, p.length, p.rank, p.kind, secs, path.display());
+    let rel = if p.bound == nkrank::check::Bound::Upper {
+        "<="
+    } else {
+        ">="
+    };
+    let err = p
+        .max_error
+        .as_ref()
+        .map(|e| format!(", max error {}", nkrank::rational::format_q(e)))
+        .unwrap_or_default();
+    eprintln!(
+        "  r*({}, {}) {rel} {}  [{}{err}]  {:.2}s  -> {}",
+        p.m,
+        p.length,
+        p.rank,
+        p.kind,
+        secs,
+        path.display()
+    );
 }
 
-fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limit: f64, seed: u64) -> Result<(), String> {
+fn solve(
+    ms: (u32, u32),
+    length: u32,
+    out: &Path,
+    rank: Option<usize>,
+    time_limit: f64,
+    seed: u64,
+) -> Result<(), String> {
     if length == 0 || length > MAX_LENGTH {
         return Err(format!("length N = {length} is outside 1..={MAX_LENGTH}"));
     }
@@ -294,7 +339,11 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limi
         if (rank.is_none() && m <= MAX_M_FULL_RANK) || rank == Some(n) {
             let t = Instant::now();
             let model = full_rank_model(m, length)?;
-            let cert = model_certificate(&model, length, provenance("full rank: one-hot keys, kernel lambda^(|q|-<q,z>)", &cmd));
+            let cert = model_certificate(
+                &model,
+                length,
+                provenance("full rank: one-hot keys, kernel lambda^(|q|-<q,z>)", &cmd),
+            );
             let (path, p) = check_and_write(&cert, out)?;
             report(&path, &p, t.elapsed().as_secs_f64());
         }
@@ -307,7 +356,16 @@ fn solve(ms: (u32, u32), length: u32, out: &Path, rank: Option<usize>, time_limi
             let command = format!("{cmd} --time-limit {time_limit} --seed {seed}");
             // Rank 1 was just decided (impossible, or `--rank` asks for more than 1).
             let lower_bound = if rank1_possible { 1 } else { 2 };
-            let opts = UpperOptions { m, length, rank, time_limit_secs: time_limit, seed, out_dir: out.to_path_buf(), command, lower_bound };
+            let opts = UpperOptions {
+                m,
+                length,
+                rank,
+                time_limit_secs: time_limit,
+                seed,
+                out_dir: out.to_path_buf(),
+                command,
+                lower_bound,
+            };
             let t = Instant::now();
             match upper::run(&opts) {
                 Ok(Some((path, p))) => report(&path, &p, t.elapsed().as_secs_f64()),
@@ -328,7 +386,10 @@ fn lower(what: Lower) -> Result<(), String> {
                 return Err("need --wmin <= --wmax <= 62".into());
             }
             if wmin > 0 && !out.is_file() {
-                return Err(format!("--wmin > 0 appends to {}, which does not exist; run from --wmin 0 first", out.display()));
+                return Err(format!(
+                    "--wmin > 0 appends to {}, which does not exist; run from --wmin 0 first",
+                    out.display()
+                ));
             }
             if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
                 ensure_writable(dir)?;
@@ -340,11 +401,17 @@ fn lower(what: Lower) -> Result<(), String> {
                 nkrank::cert::io::write_atomic(&out, &buf)?;
             } else {
                 use std::io::Write;
-                let mut f = std::fs::OpenOptions::new().append(true).open(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&out)
+                    .map_err(|e| format!("{}: {e}", out.display()))?;
                 f.write_all(&buf).map_err(|e| e.to_string())?;
             }
             if bad > 0 {
-                return Err(format!("{bad} value(s) disagree with the closed form; see {}", out.display()));
+                return Err(format!(
+                    "{bad} value(s) disagree with the closed form; see {}",
+                    out.display()
+                ));
             }
             Ok(())
         }
@@ -352,16 +419,52 @@ fn lower(what: Lower) -> Result<(), String> {
             ensure_writable(&out)?;
             nkrank::lower::runs::fooling_range(m, &out)
         }
-        Lower::Cases { m, max_queries, exhaustive, out } => {
+        Lower::Cases {
+            m,
+            max_queries,
+            exhaustive,
+            out,
+        } => {
             ensure_writable(&out)?;
-            eprintln!("case trees for m = {}..={}, N = 3 -> {}", m.0, m.1, out.display());
+            eprintln!(
+                "case trees for m = {}..={}, N = 3 -> {}",
+                m.0,
+                m.1,
+                out.display()
+            );
             nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
         }
-        Lower::Chirotopes { m, k, family, circuits_only, cover, products, shard, out, state } => {
+        Lower::Chirotopes {
+            m,
+            k,
+            family,
+            circuits_only,
+            cover,
+            products,
+            shard,
+            out,
+            state,
+        } => {
             ensure_writable(&out)?;
-            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, cover, products, &shard, &out, &state)
+            nkrank::lower::runs::chirotopes_run(
+                m,
+                k,
+                &family,
+                !circuits_only,
+                cover,
+                products,
+                &shard,
+                &out,
+                &state,
+            )
         }
-        Lower::Merge { m, k, family, shards, state } => {
+        Lower::Merge {
+            m,
+            k,
+            family,
+            shards,
+            state,
+        } => {
             if shards == 0 {
                 return Err("--shards must be at least 1".into());
             }
@@ -385,10 +488,23 @@ fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
     if files.is_empty() {
         return Err("no certificate files found".into());
     }
-    let results: Vec<_> = files.iter().map(|f| check_file(f, CheckOptions { max_error_up_to_m: 0 })).collect();
+    let results: Vec<_> = files
+        .iter()
+        .map(|f| {
+            check_file(
+                f,
+                CheckOptions {
+                    max_error_up_to_m: 0,
+                },
+            )
+        })
+        .collect();
     for r in &results {
         if let Err(e) = &r.outcome {
-            return Err(format!("{} is not a valid certificate: {e}", r.file.display()));
+            return Err(format!(
+                "{} is not a valid certificate: {e}",
+                r.file.display()
+            ));
         }
     }
     let fmt = match format {

@@ -61,28 +61,48 @@ pub fn check_case_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
         other => return Err(format!("cases must be \"splits\", \"orders\", \"chirotopes\" or \"chirotope-cover\", found {other:?}")),
     };
     if rank != proves {
-        return Err(format!("this tree proves exactly r* >= {proves}, but the claim is {rank}"));
+        return Err(format!(
+            "this tree proves exactly r* >= {proves}, but the claim is {rank}"
+        ));
     }
     if j.leaves.len() != cases.len() {
-        return Err(format!("the tree has {} cases, but lists {} leaves", cases.len(), j.leaves.len()));
+        return Err(format!(
+            "the tree has {} cases, but lists {} leaves",
+            cases.len(),
+            j.leaves.len()
+        ));
     }
     for (idx, (leaf, case)) in j.leaves.iter().zip(&cases).enumerate() {
         let got: Vec<usize> = leaf.case.iter().map(|&i| i as usize).collect();
         if got != *case {
-            return Err(format!("leaf {idx}: expected the case {case:?}, found {got:?}"));
+            return Err(format!(
+                "leaf {idx}: expected the case {case:?}, found {got:?}"
+            ));
         }
-        let relations = leaf_relations(j.cases.as_str(), k, case, leaf).map_err(|e| format!("leaf {idx} (case {case:?}): {e}"))?;
-        check_leaf(&set, &relations, leaf).map_err(|e| format!("leaf {idx} (case {case:?}): {e}"))?;
+        let relations = leaf_relations(j.cases.as_str(), k, case, leaf)
+            .map_err(|e| format!("leaf {idx} (case {case:?}): {e}"))?;
+        check_leaf(&set, &relations, leaf)
+            .map_err(|e| format!("leaf {idx} (case {case:?}): {e}"))?;
     }
     Ok(())
 }
 
 /// The relations a leaf lists, checked against what its case implies.
-pub fn leaf_relations(cases: &str, k: usize, case: &[usize], leaf: &CaseLeafJson) -> Result<Vec<Relation>, String> {
+pub fn leaf_relations(
+    cases: &str,
+    k: usize,
+    case: &[usize],
+    leaf: &CaseLeafJson,
+) -> Result<Vec<Relation>, String> {
     let rels: Vec<Relation> = leaf
         .relations
         .iter()
-        .map(|r| (r.positive.iter().map(|&i| i as usize).collect(), r.negative.iter().map(|&i| i as usize).collect()))
+        .map(|r| {
+            (
+                r.positive.iter().map(|&i| i as usize).collect(),
+                r.negative.iter().map(|&i| i as usize).collect(),
+            )
+        })
         .collect();
     if rels.is_empty() {
         return Err("no relation".into());
@@ -90,13 +110,21 @@ pub fn leaf_relations(cases: &str, k: usize, case: &[usize], leaf: &CaseLeafJson
     if cases == "splits" {
         let negative: Vec<usize> = (0..k).filter(|i| !case.contains(i)).collect();
         if rels.len() != 1 || rels[0].0 != case || rels[0].1 != negative {
-            return Err(format!("a split leaf has the single relation P = {case:?}, N = {negative:?}"));
+            return Err(format!(
+                "a split leaf has the single relation P = {case:?}, N = {negative:?}"
+            ));
         }
         return Ok(rels);
     }
     // Orders: each relation is a betweenness `x_b = x_a + x_c` of this order, and the edges
     // b - a, b - c of all relations form a forest (union-find finds a cycle).
-    let pos: Vec<usize> = (0..k).map(|i| case.iter().position(|&c| c == i).expect("a case is a permutation")).collect();
+    let pos: Vec<usize> = (0..k)
+        .map(|i| {
+            case.iter()
+                .position(|&c| c == i)
+                .expect("a case is a permutation")
+        })
+        .collect();
     let mut parent: Vec<usize> = (0..k).collect();
     fn root(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {
@@ -105,14 +133,23 @@ pub fn leaf_relations(cases: &str, k: usize, case: &[usize], leaf: &CaseLeafJson
         x
     }
     for (j, (p, n)) in rels.iter().enumerate() {
-        let shaped = p.len() == 1 && n.len() == 2 && n[0] < n[1] && n.iter().all(|&i| i < k) && p[0] < k && !n.contains(&p[0]);
+        let shaped = p.len() == 1
+            && n.len() == 2
+            && n[0] < n[1]
+            && n.iter().all(|&i| i < k)
+            && p[0] < k
+            && !n.contains(&p[0]);
         if !shaped {
-            return Err(format!("relation {j} must read x_b = x_a + x_c for three distinct queries (a < c)"));
+            return Err(format!(
+                "relation {j} must read x_b = x_a + x_c for three distinct queries (a < c)"
+            ));
         }
         let (b, a, c) = (p[0], n[0], n[1]);
         let between = (pos[a] < pos[b] && pos[b] < pos[c]) || (pos[c] < pos[b] && pos[b] < pos[a]);
         if !between {
-            return Err(format!("relation {j}: query {b} is not between queries {a} and {c} in this order"));
+            return Err(format!(
+                "relation {j}: query {b} is not between queries {a} and {c} in this order"
+            ));
         }
         for other in [a, c] {
             let (rb, ro) = (root(&mut parent, b), root(&mut parent, other));
@@ -126,17 +163,34 @@ pub fn leaf_relations(cases: &str, k: usize, case: &[usize], leaf: &CaseLeafJson
 }
 
 /// Converts one constraint multiplier to its key and value, validated against the row set.
-pub fn multiplier_key(set: &RowSet, j: &CaseMultiplierJson, index: usize) -> Result<(RelKey, Q), String> {
+pub fn multiplier_key(
+    set: &RowSet,
+    j: &CaseMultiplierJson,
+    index: usize,
+) -> Result<(RelKey, Q), String> {
     let side = RatioSide::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
     if j.others.len() > MAX_LENGTH_RELATION as usize {
         return Err(format!("multiplier {index}: too many other tokens"));
     }
-    let others = j.others.iter().map(|s| set.parse_orbit(s)).collect::<Result<Vec<_>, _>>().map_err(|e| format!("multiplier {index}: {e}"))?;
-    let key = RelKey { row: j.row as usize, side, others };
-    key.validate(set).map_err(|e| format!("multiplier {index}: {e}"))?;
+    let others = j
+        .others
+        .iter()
+        .map(|s| set.parse_orbit(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("multiplier {index}: {e}"))?;
+    let key = RelKey {
+        row: j.row as usize,
+        side,
+        others,
+    };
+    key.validate(set)
+        .map_err(|e| format!("multiplier {index}: {e}"))?;
     let y = parse_q(&j.y).map_err(|e| format!("multiplier {index}: {e}"))?;
     if !y.is_positive() {
-        return Err(format!("multiplier {index} is {}, but every multiplier must be positive", format_q(&y)));
+        return Err(format!(
+            "multiplier {index} is {}, but every multiplier must be positive",
+            format_q(&y)
+        ));
     }
     Ok((key, y))
 }
@@ -147,9 +201,12 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
     if leaf.multipliers.is_empty() {
         return Err("no constraint multipliers: an empty combination proves nothing".into());
     }
-    let entries = leaf.multipliers.len() + leaf.relations.iter().map(|r| r.lambda.len()).sum::<usize>();
+    let entries =
+        leaf.multipliers.len() + leaf.relations.iter().map(|r| r.lambda.len()).sum::<usize>();
     if entries > MAX_LEAF_ENTRIES {
-        return Err(format!("more than {MAX_LEAF_ENTRIES} multipliers in one leaf"));
+        return Err(format!(
+            "more than {MAX_LEAF_ENTRIES} multipliers in one leaf"
+        ));
     }
     let mut g: BTreeMap<RelVar, Q> = BTreeMap::new();
     let mut previous: Option<RelKey> = None;
@@ -157,7 +214,9 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
         let (key, y) = multiplier_key(set, mj, idx)?;
         // Strictly increasing keys: canonical, and no constraint counted twice by accident.
         if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!("multiplier {idx}: keys must be strictly increasing"));
+            return Err(format!(
+                "multiplier {idx}: keys must be strictly increasing"
+            ));
         }
         for (var, c) in key.coefficients(set) {
             *g.entry(var).or_insert_with(Q::zero) += &y * Q::from_integer(BigInt::from(c));
@@ -167,17 +226,33 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
     for (j, (rel, (pos, neg))) in leaf.relations.iter().zip(relations).enumerate() {
         let mut previous: Option<Orbit> = None;
         for (idx, rj) in rel.lambda.iter().enumerate() {
-            let o = set.parse_orbit(&rj.orbit).map_err(|e| format!("relation {j}, entry {idx}: {e}"))?;
+            let o = set
+                .parse_orbit(&rj.orbit)
+                .map_err(|e| format!("relation {j}, entry {idx}: {e}"))?;
             if previous.as_ref().is_some_and(|p| *p >= o) {
-                return Err(format!("relation {j}, entry {idx}: orbits must be strictly increasing"));
+                return Err(format!(
+                    "relation {j}, entry {idx}: orbits must be strictly increasing"
+                ));
             }
-            let lambda = parse_q(&rj.lambda).map_err(|e| format!("relation {j}, entry {idx}: {e}"))?;
+            let lambda =
+                parse_q(&rj.lambda).map_err(|e| format!("relation {j}, entry {idx}: {e}"))?;
             if lambda.is_zero() {
-                return Err(format!("relation {j}, entry {idx}: a zero multiplier must be left out"));
+                return Err(format!(
+                    "relation {j}, entry {idx}: a zero multiplier must be left out"
+                ));
             }
-            for (&i, sign) in pos.iter().map(|i| (i, 1)).chain(neg.iter().map(|i| (i, -1))) {
-                let signed = if sign > 0 { lambda.clone() } else { -lambda.clone() };
-                *g.entry(RelVar::Kernel(i, o.clone())).or_insert_with(Q::zero) += signed;
+            for (&i, sign) in pos
+                .iter()
+                .map(|i| (i, 1))
+                .chain(neg.iter().map(|i| (i, -1)))
+            {
+                let signed = if sign > 0 {
+                    lambda.clone()
+                } else {
+                    -lambda.clone()
+                };
+                *g.entry(RelVar::Kernel(i, o.clone()))
+                    .or_insert_with(Q::zero) += signed;
             }
             previous = Some(o);
         }
@@ -185,10 +260,18 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
     for (var, c) in &g {
         match var {
             RelVar::Value(i, o) if !c.is_zero() => {
-                return Err(format!("the combination does not vanish on w_{i}[{}]: coefficient {}", o.label(), format_q(c)));
+                return Err(format!(
+                    "the combination does not vanish on w_{i}[{}]: coefficient {}",
+                    o.label(),
+                    format_q(c)
+                ));
             }
             RelVar::Kernel(i, o) if c.is_positive() => {
-                return Err(format!("the combination has coefficient {} > 0 on x_{i}[{}]", format_q(c), o.label()));
+                return Err(format!(
+                    "the combination has coefficient {} > 0 on x_{i}[{}]",
+                    format_q(c),
+                    o.label()
+                ));
             }
             _ => {}
         }

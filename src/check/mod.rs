@@ -4,15 +4,17 @@
 
 pub mod case_tree_cert;
 pub mod chirotope_cert;
-pub mod pairs_rule_cert;
 pub mod fooling_cert;
 pub mod model_cert;
+pub mod pairs_rule_cert;
 pub mod rank1_cert;
 pub mod ratio_cert;
 pub mod report;
 pub mod table;
 
-use crate::cert::format::{KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO};
+use crate::cert::format::{
+    KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
+};
 use crate::cert::{CertificateFile, FORMAT_NAME, FORMAT_VERSION};
 use crate::rational::Q;
 
@@ -71,20 +73,31 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { max_error_up_to_m: 8 }
+        CheckOptions {
+            max_error_up_to_m: 8,
+        }
     }
 }
 
 /// Checks a parsed certificate. `Ok` means it proves exactly what [`Proven`] says.
 pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, String> {
     if cert.format != FORMAT_NAME {
-        return Err(format!("format is {:?}, expected {FORMAT_NAME:?}", cert.format));
+        return Err(format!(
+            "format is {:?}, expected {FORMAT_NAME:?}",
+            cert.format
+        ));
     }
     if cert.version != FORMAT_VERSION {
-        return Err(format!("format version {} is not supported (this checker reads {FORMAT_VERSION})", cert.version));
+        return Err(format!(
+            "format version {} is not supported (this checker reads {FORMAT_VERSION})",
+            cert.version
+        ));
     }
     if cert.length == 0 || cert.length > MAX_LENGTH {
-        return Err(format!("length N = {} is outside 1..={MAX_LENGTH}", cert.length));
+        return Err(format!(
+            "length N = {} is outside 1..={MAX_LENGTH}",
+            cert.length
+        ));
     }
     if cert.m == 0 {
         return Err("m = 0 is outside the task (tokens need at least one bit)".into());
@@ -93,21 +106,37 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
         "upper" => Bound::Upper,
         "lower" => Bound::Lower,
         "lemma" => Bound::Lemma,
-        other => return Err(format!("claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}")),
+        other => {
+            return Err(format!(
+                "claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}"
+            ))
+        }
     };
     let (extra_model, extra_mult) = (cert.model.is_some(), cert.multipliers.is_some());
     // The lower-bound payloads belong to their own kinds only.
     if cert.ratio.is_some() && cert.kind != KIND_ROW_RATIO {
-        return Err(format!("a {:?} certificate must not carry a \"ratio\" field", cert.kind));
+        return Err(format!(
+            "a {:?} certificate must not carry a \"ratio\" field",
+            cert.kind
+        ));
     }
     if cert.fooling.is_some() && cert.kind != KIND_FOOLING {
-        return Err(format!("a {:?} certificate must not carry a \"fooling\" field", cert.kind));
+        return Err(format!(
+            "a {:?} certificate must not carry a \"fooling\" field",
+            cert.kind
+        ));
     }
     if cert.case_tree.is_some() && cert.kind != KIND_CASE_TREE {
-        return Err(format!("a {:?} certificate must not carry a \"case_tree\" field", cert.kind));
+        return Err(format!(
+            "a {:?} certificate must not carry a \"case_tree\" field",
+            cert.kind
+        ));
     }
     if cert.pairs_rule.is_some() && cert.kind != KIND_PAIRS_RULE {
-        return Err(format!("a {:?} certificate must not carry a \"pairs_rule\" field", cert.kind));
+        return Err(format!(
+            "a {:?} certificate must not carry a \"pairs_rule\" field",
+            cert.kind
+        ));
     }
     if bound == Bound::Lemma && cert.kind != KIND_ROW_RATIO {
         return Err("claim.bound \"lemma\" is only for row-ratio certificates".into());
@@ -115,12 +144,18 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
     let max_error = match cert.kind.as_str() {
         KIND_MODEL => {
             if bound != Bound::Upper {
-                return Err("a model certificate proves an upper bound; claim.bound must be \"upper\"".into());
+                return Err(
+                    "a model certificate proves an upper bound; claim.bound must be \"upper\""
+                        .into(),
+                );
             }
             if extra_mult {
                 return Err("a model certificate must not carry multipliers".into());
             }
-            let model = cert.model.as_ref().ok_or("model certificate without a \"model\" field")?;
+            let model = cert
+                .model
+                .as_ref()
+                .ok_or("model certificate without a \"model\" field")?;
             model_cert::check_model(cert.m, cert.length, cert.claim.rank, model, opts)?
         }
         KIND_RANK1 => {
@@ -130,7 +165,10 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
             if extra_model {
                 return Err("a rank-1 infeasibility certificate must not carry a model".into());
             }
-            let mult = cert.multipliers.as_ref().ok_or("rank-1 infeasibility certificate without \"multipliers\"")?;
+            let mult = cert
+                .multipliers
+                .as_ref()
+                .ok_or("rank-1 infeasibility certificate without \"multipliers\"")?;
             rank1_cert::check_rank1(cert.m, cert.length, mult)?;
             None
         }
@@ -139,42 +177,71 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
                 return Err("a row-ratio certificate proves a lemma; it claims exactly {\"bound\": \"lemma\", \"rank\": 0}".into());
             }
             if extra_model || extra_mult {
-                return Err("a row-ratio certificate must not carry a model or rank-1 multipliers".into());
+                return Err(
+                    "a row-ratio certificate must not carry a model or rank-1 multipliers".into(),
+                );
             }
-            let r = cert.ratio.as_ref().ok_or("row-ratio certificate without a \"ratio\" field")?;
+            let r = cert
+                .ratio
+                .as_ref()
+                .ok_or("row-ratio certificate without a \"ratio\" field")?;
             ratio_cert::check_ratio(cert.m, cert.length, r)?;
             None
         }
         KIND_FOOLING => {
             if bound != Bound::Lower {
-                return Err("a fooling-set certificate proves a lower bound; claim.bound must be \"lower\"".into());
+                return Err(
+                    "a fooling-set certificate proves a lower bound; claim.bound must be \"lower\""
+                        .into(),
+                );
             }
             if extra_model || extra_mult {
-                return Err("a fooling-set certificate must not carry a model or rank-1 multipliers".into());
+                return Err(
+                    "a fooling-set certificate must not carry a model or rank-1 multipliers".into(),
+                );
             }
-            let f = cert.fooling.as_ref().ok_or("fooling-set certificate without a \"fooling\" field")?;
+            let f = cert
+                .fooling
+                .as_ref()
+                .ok_or("fooling-set certificate without a \"fooling\" field")?;
             fooling_cert::check_fooling(cert.m, cert.length, cert.claim.rank, f)?;
             None
         }
         KIND_CASE_TREE => {
             if bound != Bound::Lower {
-                return Err("a case-tree certificate proves a lower bound; claim.bound must be \"lower\"".into());
+                return Err(
+                    "a case-tree certificate proves a lower bound; claim.bound must be \"lower\""
+                        .into(),
+                );
             }
             if extra_model || extra_mult {
-                return Err("a case-tree certificate must not carry a model or rank-1 multipliers".into());
+                return Err(
+                    "a case-tree certificate must not carry a model or rank-1 multipliers".into(),
+                );
             }
-            let t = cert.case_tree.as_ref().ok_or("case-tree certificate without a \"case_tree\" field")?;
+            let t = cert
+                .case_tree
+                .as_ref()
+                .ok_or("case-tree certificate without a \"case_tree\" field")?;
             case_tree_cert::check_case_tree(cert.m, cert.length, cert.claim.rank, t)?;
             None
         }
         KIND_PAIRS_RULE => {
             if bound != Bound::Lower {
-                return Err("a pairs-rule certificate proves a lower bound; claim.bound must be \"lower\"".into());
+                return Err(
+                    "a pairs-rule certificate proves a lower bound; claim.bound must be \"lower\""
+                        .into(),
+                );
             }
             if extra_model || extra_mult {
-                return Err("a pairs-rule certificate must not carry a model or rank-1 multipliers".into());
+                return Err(
+                    "a pairs-rule certificate must not carry a model or rank-1 multipliers".into(),
+                );
             }
-            let p = cert.pairs_rule.as_ref().ok_or("pairs-rule certificate without a \"pairs_rule\" field")?;
+            let p = cert
+                .pairs_rule
+                .as_ref()
+                .ok_or("pairs-rule certificate without a \"pairs_rule\" field")?;
             pairs_rule_cert::check_pairs_rule(cert.m, cert.length, cert.claim.rank, p)?;
             None
         }

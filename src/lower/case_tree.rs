@@ -13,13 +13,18 @@
 //! trusted: both signs are tried. A leaf is returned only after the checker's own code
 //! accepted it.
 
-use crate::cert::format::{CaseLeafJson, CaseMultiplierJson, CaseTreeJson, RelationEntryJson, RelationJson};
+use crate::cert::format::{
+    CaseLeafJson, CaseMultiplierJson, CaseTreeJson, RelationEntryJson, RelationJson,
+};
 use crate::check::case_tree_cert::{check_leaf, Relation};
 use crate::lp::exact::{rationalize, solve_sparse_with_hint};
 use crate::ratio::RatioSide;
 use crate::rational::{format_q, Q};
 use crate::relation::{orders, splits, Orbit, RelKey, RelVar, RowSet};
-use good_lp::{highs, variable, DualValues, Expression, ProblemVariables, Solution, SolutionWithDual, SolverModel};
+use good_lp::{
+    highs, variable, DualValues, Expression, ProblemVariables, Solution, SolutionWithDual,
+    SolverModel,
+};
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -56,10 +61,18 @@ impl System {
     /// Builds the full reduced system (all constraints of all rows).
     pub fn new(set: RowSet) -> Result<System, String> {
         if set.orbit_count() > MAX_ORBITS {
-            return Err(format!("{} orbits exceed the search limit of {MAX_ORBITS}", set.orbit_count()));
+            return Err(format!(
+                "{} orbits exceed the search limit of {MAX_ORBITS}",
+                set.orbit_count()
+            ));
         }
         let orbits = set.orbits();
-        let index: HashMap<Orbit, usize> = orbits.iter().cloned().enumerate().map(|(i, o)| (o, i)).collect();
+        let index: HashMap<Orbit, usize> = orbits
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, o)| (o, i))
+            .collect();
         let k = set.k();
         let mut keys = Vec::new();
         let mut rows = Vec::new();
@@ -69,18 +82,36 @@ impl System {
                 keys.push(key);
             }
         }
-        Ok(System { set, orbits, keys, rows })
+        Ok(System {
+            set,
+            orbits,
+            keys,
+            rows,
+        })
     }
 
     /// A system holding only the given constraints (the support of a certificate).
     pub fn from_keys(set: RowSet, keys: Vec<RelKey>) -> Result<System, String> {
         if set.orbit_count() > MAX_ORBITS {
-            return Err(format!("{} orbits exceed the search limit of {MAX_ORBITS}", set.orbit_count()));
+            return Err(format!(
+                "{} orbits exceed the search limit of {MAX_ORBITS}",
+                set.orbit_count()
+            ));
         }
         let orbits = set.orbits();
-        let index: HashMap<Orbit, usize> = orbits.iter().cloned().enumerate().map(|(i, o)| (o, i)).collect();
+        let index: HashMap<Orbit, usize> = orbits
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, o)| (o, i))
+            .collect();
         let rows = keys.iter().map(|key| key_row(&set, &index, key)).collect();
-        Ok(System { set, orbits, keys, rows })
+        Ok(System {
+            set,
+            orbits,
+            keys,
+            rows,
+        })
     }
 
     fn n(&self) -> usize {
@@ -112,12 +143,28 @@ fn key_row(set: &RowSet, index: &HashMap<Orbit, usize>, key: &RelKey) -> Vec<(us
 
 /// Solves the LP of one case (its relations) and, when its margin is 0, returns an exact leaf
 /// for the case `case`.
-pub fn solve_case(sys: &System, case: &[usize], relations: &[Relation]) -> Result<LeafOutcome, String> {
+pub fn solve_case(
+    sys: &System,
+    case: &[usize],
+    relations: &[Relation],
+) -> Result<LeafOutcome, String> {
     let (k, n) = (sys.set.k(), sys.n());
     let mut vars = ProblemVariables::new();
-    let x: Vec<_> = (0..sys.nvars()).map(|v| if v < k * n { vars.add(variable().min(0.0)) } else { vars.add(variable()) }).collect();
+    let x: Vec<_> = (0..sys.nvars())
+        .map(|v| {
+            if v < k * n {
+                vars.add(variable().min(0.0))
+            } else {
+                vars.add(variable())
+            }
+        })
+        .collect();
     let delta = vars.add(variable().max(1.0));
-    let mut lp = vars.maximise(delta).using(highs).set_threads(1).set_option("output_flag", false);
+    let mut lp = vars
+        .maximise(delta)
+        .using(highs)
+        .set_threads(1)
+        .set_option("output_flag", false);
     let mut refs = Vec::with_capacity(sys.rows.len());
     for r in &sys.rows {
         let e: Expression = r.iter().map(|&(v, c)| c as f64 * x[v]).sum();
@@ -126,13 +173,19 @@ pub fn solve_case(sys: &System, case: &[usize], relations: &[Relation]) -> Resul
     let mut eq_refs = Vec::new();
     for (pos, neg) in relations {
         for o in 0..n {
-            let e: Expression = pos.iter().map(|&i| 1.0 * x[i * n + o]).chain(neg.iter().map(|&i| -1.0 * x[i * n + o])).sum();
+            let e: Expression = pos
+                .iter()
+                .map(|&i| 1.0 * x[i * n + o])
+                .chain(neg.iter().map(|&i| -1.0 * x[i * n + o]))
+                .sum();
             eq_refs.push(lp.add_constraint(e.eq(0.0)));
         }
     }
     let norm: Expression = (0..k * n).map(|v| x[v]).sum();
     lp.add_constraint(norm.eq(1.0));
-    let mut sol = lp.solve().map_err(|e| format!("HiGHS failed on a case-tree LP: {e}"))?;
+    let mut sol = lp
+        .solve()
+        .map_err(|e| format!("HiGHS failed on a case-tree LP: {e}"))?;
     let margin = sol.value(delta);
     if margin > OPEN_MARGIN {
         return Ok(LeafOutcome::Open(margin));
@@ -143,8 +196,14 @@ pub fn solve_case(sys: &System, case: &[usize], relations: &[Relation]) -> Resul
     // The solver's sign convention is not relied on: the inequality duals share one sign,
     // which is removed, and the equality duals are tried with both signs.
     let negative = y.iter().filter(|v| **v < 0.0).count() > y.iter().filter(|v| **v > 0.0).count();
-    let y: Vec<f64> = y.iter().map(|v| if negative { (-v).max(0.0) } else { v.max(0.0) }).collect();
-    for sign in [if negative { -1.0 } else { 1.0 }, if negative { 1.0 } else { -1.0 }] {
+    let y: Vec<f64> = y
+        .iter()
+        .map(|v| if negative { (-v).max(0.0) } else { v.max(0.0) })
+        .collect();
+    for sign in [
+        if negative { -1.0 } else { 1.0 },
+        if negative { 1.0 } else { -1.0 },
+    ] {
         let lam: Vec<f64> = lam.iter().map(|v| sign * v).collect();
         for tol in [1e-9, 1e-7, 1e-11, 1e-5] {
             if let Some(leaf) = exact_leaf(sys, case, relations, &y, &lam, tol) {
@@ -157,7 +216,14 @@ pub fn solve_case(sys: &System, case: &[usize], relations: &[Relation]) -> Resul
 
 /// Exact leaf from float duals: `y` of the margin rows (those above `tol * max` kept), `lam`
 /// of the relation equations (relation-major, orbit-minor).
-pub fn exact_leaf(sys: &System, case: &[usize], relations: &[Relation], y: &[f64], lam: &[f64], tol: f64) -> Option<CaseLeafJson> {
+pub fn exact_leaf(
+    sys: &System,
+    case: &[usize],
+    relations: &[Relation],
+    y: &[f64],
+    lam: &[f64],
+    tol: f64,
+) -> Option<CaseLeafJson> {
     let (k, n) = (sys.set.k(), sys.n());
     let ymax = y.iter().cloned().fold(0.0, f64::max);
     if ymax <= 0.0 {
@@ -205,13 +271,21 @@ pub fn exact_leaf(sys: &System, case: &[usize], relations: &[Relation], y: &[f64
     let mut rhs = vec![Q::zero(); rows.len()];
     rows.push((0..ns).map(|u| (u, Q::one())).collect());
     rhs.push(Q::one());
-    let mut hint: Vec<Q> = support.iter().map(|&c| rationalize(y[c] / total, 1 << 24)).collect();
+    let mut hint: Vec<Q> = support
+        .iter()
+        .map(|&c| rationalize(y[c] / total, 1 << 24))
+        .collect();
     hint.extend(lam.iter().map(|&l| rationalize(l / total, 1 << 24)));
     let sol = solve_sparse_with_hint(&rows, &rhs, ns + relations.len() * n, &hint)?;
     if sol[..ns].iter().any(|v| v.is_negative()) {
         return None;
     }
-    let mut entries: Vec<(RelKey, Q)> = support.iter().zip(&sol[..ns]).filter(|(_, v)| v.is_positive()).map(|(&c, v)| (sys.keys[c].clone(), v.clone())).collect();
+    let mut entries: Vec<(RelKey, Q)> = support
+        .iter()
+        .zip(&sol[..ns])
+        .filter(|(_, v)| v.is_positive())
+        .map(|(&c, v)| (sys.keys[c].clone(), v.clone()))
+        .collect();
     entries.sort_by(|p, q| p.0.cmp(&q.0));
     let multipliers = entries
         .iter()
@@ -231,18 +305,28 @@ pub fn exact_leaf(sys: &System, case: &[usize], relations: &[Relation], y: &[f64
             negative: neg.iter().map(|&i| i as u32).collect(),
             lambda: (0..n)
                 .filter(|&o| !sol[ns + j * n + o].is_zero())
-                .map(|o| RelationEntryJson { orbit: sys.orbits[o].label(), lambda: format_q(&sol[ns + j * n + o]) })
+                .map(|o| RelationEntryJson {
+                    orbit: sys.orbits[o].label(),
+                    lambda: format_q(&sol[ns + j * n + o]),
+                })
                 .collect(),
         })
         .collect();
-    let leaf = CaseLeafJson { case: case.iter().map(|&i| i as u32).collect(), relations: rels, multipliers };
+    let leaf = CaseLeafJson {
+        case: case.iter().map(|&i| i as u32).collect(),
+        relations: rels,
+        multipliers,
+    };
     check_leaf(&sys.set, relations, &leaf).ok()?;
     Some(leaf)
 }
 
 /// The relation of a split case.
 fn split_relation(k: usize, positive: &[usize]) -> Relation {
-    (positive.to_vec(), (0..k).filter(|i| !positive.contains(i)).collect())
+    (
+        positive.to_vec(),
+        (0..k).filter(|i| !positive.contains(i)).collect(),
+    )
 }
 
 /// Solves one split case.
@@ -273,7 +357,10 @@ pub fn betweenness_forests(order: &[usize]) -> Vec<Vec<Relation>> {
     if k >= 5 {
         for (i, &t) in triples.iter().enumerate() {
             for &u in &triples[i + 1..] {
-                let shared = [t.0, t.1, t.2].iter().filter(|x| [u.0, u.1, u.2].contains(x)).count();
+                let shared = [t.0, t.1, t.2]
+                    .iter()
+                    .filter(|x| [u.0, u.1, u.2].contains(x))
+                    .count();
                 if shared == 1 {
                     out.push(vec![rel(t), rel(u)]);
                 }
@@ -298,7 +385,9 @@ pub fn prove_orders(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         }
         Ok(None)
     };
-    let Some(first) = close(&all[0])? else { return Ok(None) };
+    let Some(first) = close(&all[0])? else {
+        return Ok(None);
+    };
     let rest: Vec<Result<Option<CaseLeafJson>, String>> = all[1..].par_iter().map(close).collect();
     let mut leaves = vec![first];
     for r in rest {
@@ -307,7 +396,11 @@ pub fn prove_orders(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
             None => return Ok(None),
         }
     }
-    Ok(Some(CaseTreeJson { cases: "orders".into(), queries, leaves }))
+    Ok(Some(CaseTreeJson {
+        cases: "orders".into(),
+        queries,
+        leaves,
+    }))
 }
 
 /// Tries to close every split of `set`. `Ok(None)` when some split is open (the first split
@@ -317,8 +410,11 @@ pub fn prove(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
     let sys = System::new(set)?;
     let all = splits(sys.set.k());
     let first = solve_split(&sys, &all[0])?;
-    let LeafOutcome::Closed(first) = first else { return Ok(None) };
-    let rest: Vec<Result<LeafOutcome, String>> = all[1..].par_iter().map(|p| solve_split(&sys, p)).collect();
+    let LeafOutcome::Closed(first) = first else {
+        return Ok(None);
+    };
+    let rest: Vec<Result<LeafOutcome, String>> =
+        all[1..].par_iter().map(|p| solve_split(&sys, p)).collect();
     let mut leaves = vec![first];
     for r in rest {
         match r? {
@@ -326,7 +422,11 @@ pub fn prove(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
             LeafOutcome::Open(_) => return Ok(None),
         }
     }
-    Ok(Some(CaseTreeJson { cases: "splits".into(), queries, leaves }))
+    Ok(Some(CaseTreeJson {
+        cases: "splits".into(),
+        queries,
+        leaves,
+    }))
 }
 
 /// The split tree of `k` disjoint pairs of coordinates (`2k <= m`), written down without any LP:
@@ -341,21 +441,49 @@ pub fn prove(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
 /// `sum_P x(a) > sum_P x(b) = sum_N x(b) > sum_N x(a) = sum_P x(a)`.
 pub fn pairs_tree(m: u32, k: usize) -> Result<CaseTreeJson, String> {
     if 2 * k as u32 > m {
-        return Err(format!("{k} disjoint pairs need {} coordinates, m = {m}", 2 * k));
+        return Err(format!(
+            "{k} disjoint pairs need {} coordinates, m = {m}",
+            2 * k
+        ));
     }
     let queries: Vec<u64> = (0..k).map(|i| 0b11u64 << (2 * i)).collect();
     let set = RowSet::new(m, 3, &queries)?;
     let mut leaves = Vec::new();
     for positive in splits(k) {
-        let union = |inside: bool| (0..k).filter(|i| positive.contains(i) == inside).fold(0u64, |acc, i| acc | queries[i]);
+        let union = |inside: bool| {
+            (0..k)
+                .filter(|i| positive.contains(i) == inside)
+                .fold(0u64, |acc, i| acc | queries[i])
+        };
         let (oa, ob) = (set.orbit_of(union(false)), set.orbit_of(union(true)));
         let mut keys: Vec<(RelKey, i64)> = Vec::new();
         for row in 0..k {
-            keys.push((RelKey { row, side: RatioSide::Low, others: vec![oa.clone(), oa.clone()] }, 1));
-            keys.push((RelKey { row, side: RatioSide::Low, others: vec![ob.clone(), ob.clone()] }, 1));
+            keys.push((
+                RelKey {
+                    row,
+                    side: RatioSide::Low,
+                    others: vec![oa.clone(), oa.clone()],
+                },
+                1,
+            ));
+            keys.push((
+                RelKey {
+                    row,
+                    side: RatioSide::Low,
+                    others: vec![ob.clone(), ob.clone()],
+                },
+                1,
+            ));
             let mut mixed = vec![oa.clone(), ob.clone()];
             mixed.sort();
-            keys.push((RelKey { row, side: RatioSide::High, others: mixed }, 2));
+            keys.push((
+                RelKey {
+                    row,
+                    side: RatioSide::High,
+                    others: mixed,
+                },
+                2,
+            ));
         }
         keys.sort();
         let multipliers = keys
@@ -371,14 +499,32 @@ pub fn pairs_tree(m: u32, k: usize) -> Result<CaseTreeJson, String> {
         lambda.sort();
         let relation = RelationJson {
             positive: positive.iter().map(|&i| i as u32).collect(),
-            negative: (0..k).filter(|i| !positive.contains(i)).map(|i| i as u32).collect(),
-            lambda: lambda.into_iter().map(|(o, l)| RelationEntryJson { orbit: o.label(), lambda: l.into() }).collect(),
+            negative: (0..k)
+                .filter(|i| !positive.contains(i))
+                .map(|i| i as u32)
+                .collect(),
+            lambda: lambda
+                .into_iter()
+                .map(|(o, l)| RelationEntryJson {
+                    orbit: o.label(),
+                    lambda: l.into(),
+                })
+                .collect(),
         };
-        let leaf = CaseLeafJson { case: positive.iter().map(|&i| i as u32).collect(), relations: vec![relation], multipliers };
-        check_leaf(&set, &[split_relation(k, &positive)], &leaf).map_err(|e| format!("pairs tree, split {positive:?}: {e}"))?;
+        let leaf = CaseLeafJson {
+            case: positive.iter().map(|&i| i as u32).collect(),
+            relations: vec![relation],
+            multipliers,
+        };
+        check_leaf(&set, &[split_relation(k, &positive)], &leaf)
+            .map_err(|e| format!("pairs tree, split {positive:?}: {e}"))?;
         leaves.push(leaf);
     }
-    Ok(CaseTreeJson { cases: "splits".into(), queries, leaves })
+    Ok(CaseTreeJson {
+        cases: "splits".into(),
+        queries,
+        leaves,
+    })
 }
 
 /// Candidate query sets of `k` queries on `m` bits: disjoint blocks of consecutive bits with
@@ -399,7 +545,13 @@ pub fn block_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
     }
     let mut shapes = Vec::new();
     rec(m, m, k, &mut Vec::new(), &mut shapes);
-    shapes.sort_by_key(|s| (s.iter().map(|&b| b.abs_diff(2)).sum::<u32>(), s.iter().sum::<u32>(), std::cmp::Reverse(s.clone())));
+    shapes.sort_by_key(|s| {
+        (
+            s.iter().map(|&b| b.abs_diff(2)).sum::<u32>(),
+            s.iter().sum::<u32>(),
+            std::cmp::Reverse(s.clone()),
+        )
+    });
     shapes
         .into_iter()
         .map(|s| {
@@ -426,7 +578,12 @@ pub fn set_orbit_key(set: &RowSet) -> Vec<(u32, u32)> {
             .patterns
             .iter()
             .zip(&set.sizes)
-            .map(|(&pat, &size)| ((0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i), size))
+            .map(|(&pat, &size)| {
+                (
+                    (0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i),
+                    size,
+                )
+            })
             .collect();
         v.sort();
         if best.as_ref().is_none_or(|b| v < *b) {
@@ -462,7 +619,9 @@ fn permutations(k: usize) -> Vec<Vec<usize>> {
 /// the `m` coordinates), one per orbit under coordinate permutations, in lexicographic order of
 /// their first representative.
 pub fn pair_graph_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
-    let edges: Vec<u64> = (0..m).flat_map(|a| (a + 1..m).map(move |b| (1u64 << a) | (1u64 << b))).collect();
+    let edges: Vec<u64> = (0..m)
+        .flat_map(|a| (a + 1..m).map(move |b| (1u64 << a) | (1u64 << b)))
+        .collect();
     set_candidates(m, &edges, k)
 }
 
@@ -488,7 +647,9 @@ fn set_candidates(m: u32, pool: &[u64], k: usize) -> Vec<Vec<u64>> {
                 out.push(rows);
             }
         }
-        let Some(i) = (0..k).rev().find(|&i| idx[i] < pool.len() - (k - i)) else { return out };
+        let Some(i) = (0..k).rev().find(|&i| idx[i] < pool.len() - (k - i)) else {
+            return out;
+        };
         idx[i] += 1;
         for j in i + 1..k {
             idx[j] = idx[j - 1] + 1;
@@ -505,8 +666,19 @@ pub fn pairs_rule_certificate(m: u32) -> Result<crate::cert::CertificateFile, St
     if !(4..=64).contains(&m) {
         return Err(format!("the pairs rule needs 4 <= m <= 64, found m = {m}"));
     }
-    let entry = |side: &str, a: &str, b: &str, y: &str| PairsRuleMultiplierJson { side: side.into(), others: vec![a.into(), b.into()], y: y.into() };
-    let rule = PairsRuleJson { identity: vec![entry("low", "a", "a", "1"), entry("low", "b", "b", "1"), entry("high", "a", "b", "2")], gap: "4".into() };
+    let entry = |side: &str, a: &str, b: &str, y: &str| PairsRuleMultiplierJson {
+        side: side.into(),
+        others: vec![a.into(), b.into()],
+        y: y.into(),
+    };
+    let rule = PairsRuleJson {
+        identity: vec![
+            entry("low", "a", "a", "1"),
+            entry("low", "b", "b", "1"),
+            entry("high", "a", "b", "2"),
+        ],
+        gap: "4".into(),
+    };
     let rank = u64::from(m / 2);
     let prov = crate::search::certify::provenance(
         &format!("pairs-rule: rank {} refuted by {rank} disjoint pairs, one row identity for every m (src/lower/case_tree.rs)", rank - 1),
@@ -518,7 +690,10 @@ pub fn pairs_rule_certificate(m: u32) -> Result<crate::cert::CertificateFile, St
         kind: KIND_PAIRS_RULE.into(),
         m,
         length: 3,
-        claim: crate::cert::Claim { bound: "lower".into(), rank },
+        claim: crate::cert::Claim {
+            bound: "lower".into(),
+            rank,
+        },
         provenance: Some(prov),
         model: None,
         multipliers: None,

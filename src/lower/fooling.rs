@@ -22,7 +22,9 @@
 //! `(|q|, |T|)`; the rest is an exhaustive clique search in that vertex's neighbourhood.
 
 use super::ratio_lp::{solve_ratio, RatioOutcome};
-use crate::cert::format::{CertificateFile, Claim, FoolingJson, RatioJson, FORMAT_NAME, FORMAT_VERSION, KIND_FOOLING};
+use crate::cert::format::{
+    CertificateFile, Claim, FoolingJson, RatioJson, FORMAT_NAME, FORMAT_VERSION, KIND_FOOLING,
+};
 use crate::check::fooling_cert::{check_fooling, spec_in_row};
 use crate::ratio::{RatioInstance, TokenSpec};
 use crate::rational::Q;
@@ -42,16 +44,32 @@ pub struct RatioTable {
 impl RatioTable {
     /// An empty table. `with_points` attaches tightness points to every lemma.
     pub fn new(m: u32, length: u32, with_points: bool) -> Self {
-        RatioTable { m, length, with_points, cache: HashMap::new() }
+        RatioTable {
+            m,
+            length,
+            with_points,
+            cache: HashMap::new(),
+        }
     }
 
     /// The certified `rho` for row weight `w` and specs `a`, `b`, or `None` when unbounded.
     /// An error when the LP or the exact repair fails; failures are not cached, so the
     /// caller sees every one of them.
-    pub fn get(&mut self, w: u32, a: TokenSpec, b: TokenSpec) -> Result<Option<&(Q, RatioJson)>, String> {
+    pub fn get(
+        &mut self,
+        w: u32,
+        a: TokenSpec,
+        b: TokenSpec,
+    ) -> Result<Option<&(Q, RatioJson)>, String> {
         let (m, length, wp) = (self.m, self.length, self.with_points);
         if !self.cache.contains_key(&(w, a, b)) {
-            let inst = RatioInstance { m, length, query_weight: w, a, b };
+            let inst = RatioInstance {
+                m,
+                length,
+                query_weight: w,
+                a,
+                b,
+            };
             let value = match solve_ratio(&inst, wp) {
                 RatioOutcome::Certified { rho, json, .. } => Some((rho, json)),
                 RatioOutcome::Unbounded => None,
@@ -94,7 +112,11 @@ struct Compat {
 }
 
 impl Compat {
-    fn id(&mut self, table: &mut RatioTable, key: (u32, TokenSpec, TokenSpec)) -> Result<usize, String> {
+    fn id(
+        &mut self,
+        table: &mut RatioTable,
+        key: (u32, TokenSpec, TokenSpec),
+    ) -> Result<usize, String> {
         if let Some(&i) = self.ids.get(&key) {
             return Ok(i);
         }
@@ -174,30 +196,52 @@ pub fn candidates_all(m: u32) -> Vec<(u64, u64)> {
 
 /// [`search`] over an explicit family, which must be closed under coordinate permutations
 /// (the first clique vertex is taken among orbit representatives).
-pub fn search_family(verts: Vec<(u64, u64)>, table: &mut RatioTable) -> Result<FoolingResult, String> {
+pub fn search_family(
+    verts: Vec<(u64, u64)>,
+    table: &mut RatioTable,
+) -> Result<FoolingResult, String> {
     let m = table.m;
-    let mut compat = Compat { ids: HashMap::new(), rho: Vec::new() };
+    let mut compat = Compat {
+        ids: HashMap::new(),
+        rho: Vec::new(),
+    };
     // Orbit representatives of the first vertex: the orbit of (q, z) under coordinate
     // permutations is fixed by (|q & z|, |q \ z|, |z \ q|).
     let mut reps: BTreeMap<(u32, u32, u32), usize> = BTreeMap::new();
     for (i, &(q, z)) in verts.iter().enumerate() {
-        reps.entry(((q & z).count_ones(), (q & !z).count_ones(), (z & !q).count_ones())).or_insert(i);
+        reps.entry((
+            (q & z).count_ones(),
+            (q & !z).count_ones(),
+            (z & !q).count_ones(),
+        ))
+        .or_insert(i);
     }
-    let mut best = FoolingResult { bound: 1, pairs: Vec::new(), family: verts.len(), tried: Vec::new() };
+    let mut best = FoolingResult {
+        bound: 1,
+        pairs: Vec::new(),
+        family: verts.len(),
+        tried: Vec::new(),
+    };
     let mut l: u64 = 2;
     loop {
         let limit = Q::one() / Q::from_integer(BigInt::from((l - 1) * (l - 1)));
         let mut ok_cache: HashMap<(usize, usize), bool> = HashMap::new();
-        let mut edge = |u: (u64, u64), v: (u64, u64), compat: &mut Compat, table: &mut RatioTable| -> Result<bool, String> {
+        let mut edge = |u: (u64, u64),
+                        v: (u64, u64),
+                        compat: &mut Compat,
+                        table: &mut RatioTable|
+         -> Result<bool, String> {
             if u.1 == v.1 {
                 return Ok(false);
             }
             let a = compat.id(table, key_of(u.0, u.1, v.1))?;
             let b = compat.id(table, key_of(v.0, v.1, u.1))?;
-            Ok(*ok_cache.entry((a, b)).or_insert_with(|| match (&compat.rho[a], &compat.rho[b]) {
-                (Some(x), Some(y)) => x * y < limit,
-                _ => false,
-            }))
+            Ok(*ok_cache
+                .entry((a, b))
+                .or_insert_with(|| match (&compat.rho[a], &compat.rho[b]) {
+                    (Some(x), Some(y)) => x * y < limit,
+                    _ => false,
+                }))
         };
         let mut found: Option<Vec<(u64, u64)>> = None;
         for &r in reps.values() {
@@ -212,7 +256,10 @@ pub fn search_family(verts: Vec<(u64, u64)>, table: &mut RatioTable) -> Result<F
                 continue;
             }
             if nbrs.len() > MAX_NEIGHBOURHOOD {
-                return Err(format!("m = {m}, L = {l}: neighbourhood of {} vertices is too large", nbrs.len()));
+                return Err(format!(
+                    "m = {m}, L = {l}: neighbourhood of {} vertices is too large",
+                    nbrs.len()
+                ));
             }
             let n = nbrs.len();
             let mut adj = vec![bitvec![0; n]; n];
@@ -269,7 +316,14 @@ pub fn best_bound(pairs: &[(u64, u64)], table: &mut RatioTable) -> Result<u64, S
 
 /// The fooling-set certificate for `pairs` claiming `rank`, with exactly the lemmas it needs.
 /// Checked with the checker's own code before it is returned.
-pub fn certificate(m: u32, length: u32, rank: u64, pairs: &[(u64, u64)], table: &mut RatioTable, prov: Option<crate::cert::Provenance>) -> Result<CertificateFile, String> {
+pub fn certificate(
+    m: u32,
+    length: u32,
+    rank: u64,
+    pairs: &[(u64, u64)],
+    table: &mut RatioTable,
+    prov: Option<crate::cert::Provenance>,
+) -> Result<CertificateFile, String> {
     let mut keys = std::collections::BTreeSet::new();
     for (i, &(q, zi)) in pairs.iter().enumerate() {
         for (j, &(_, zj)) in pairs.iter().enumerate() {
@@ -280,10 +334,15 @@ pub fn certificate(m: u32, length: u32, rank: u64, pairs: &[(u64, u64)], table: 
     }
     let mut lemmas = Vec::new();
     for k in keys {
-        let (_, json) = table.get(k.0, k.1, k.2)?.ok_or_else(|| format!("no finite ratio for {k:?}"))?;
+        let (_, json) = table
+            .get(k.0, k.1, k.2)?
+            .ok_or_else(|| format!("no finite ratio for {k:?}"))?;
         lemmas.push(json.clone());
     }
-    let f = FoolingJson { pairs: pairs.to_vec(), lemmas };
+    let f = FoolingJson {
+        pairs: pairs.to_vec(),
+        lemmas,
+    };
     check_fooling(m, length, rank, &f)?;
     Ok(CertificateFile {
         format: FORMAT_NAME.into(),
@@ -291,7 +350,10 @@ pub fn certificate(m: u32, length: u32, rank: u64, pairs: &[(u64, u64)], table: 
         kind: KIND_FOOLING.into(),
         m,
         length,
-        claim: Claim { bound: "lower".into(), rank },
+        claim: Claim {
+            bound: "lower".into(),
+            rank,
+        },
         provenance: prov,
         model: None,
         multipliers: None,

@@ -7,6 +7,6 @@ pub mod case_tree;
 pub mod chirotope;
 pub mod fooling;
 pub mod ratio_lp;
+pub mod runs;
 pub mod theory;
 pub mod unreduced;
-pub mod runs;

@@ -5,9 +5,9 @@
 use super::fooling::{best_bound, certificate, search, RatioTable};
 use super::ratio_lp::{solve_ratio, RatioOutcome};
 use super::theory::{gap_product, query_rho, theory_point};
+use crate::cert::CertificateFile;
 use crate::ratio::{RatioInstance, TokenSpec};
 use crate::rational::{format_q, Q};
-use crate::cert::CertificateFile;
 use crate::search::certify::{check_and_write, provenance};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -28,7 +28,11 @@ fn spec_text(s: TokenSpec) -> String {
 pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, String> {
     let io = |e: std::io::Error| e.to_string();
     if wmin == 0 {
-        writeln!(out, "m,N,W,a_level,b,rho,tight,multipliers,closed_form_agrees").map_err(io)?;
+        writeln!(
+            out,
+            "m,N,W,a_level,b,rho,tight,multipliers,closed_form_agrees"
+        )
+        .map_err(io)?;
     }
     let mut mismatches = 0;
     for w in wmin..=wmax {
@@ -43,7 +47,13 @@ pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, S
             specs.push(TokenSpec::Query);
             for &a in &specs {
                 for &b in &specs {
-                    let inst = RatioInstance { m, length: 3, query_weight: w, a, b };
+                    let inst = RatioInstance {
+                        m,
+                        length: 3,
+                        query_weight: w,
+                        a,
+                        b,
+                    };
                     if inst.validate().is_err() {
                         continue;
                     }
@@ -52,15 +62,24 @@ pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, S
                         continue;
                     }
                     let expected: Option<Q> = match (a, b) {
-                        (TokenSpec::Level(i), TokenSpec::Level(j)) if j >= i + 2 => Some(Q::from_integer(1.into()) / gap_product(j - i)),
-                        (TokenSpec::Level(i), TokenSpec::Query) if w >= i + 2 => Some(query_rho(w - i)),
+                        (TokenSpec::Level(i), TokenSpec::Level(j)) if j >= i + 2 => {
+                            Some(Q::from_integer(1.into()) / gap_product(j - i))
+                        }
+                        (TokenSpec::Level(i), TokenSpec::Query) if w >= i + 2 => {
+                            Some(query_rho(w - i))
+                        }
                         _ => None,
                     };
                     let line = match solve_ratio(&inst, true) {
                         RatioOutcome::Certified { rho, tight, json } => {
                             let agrees = expected.as_ref() == Some(&rho);
                             mismatches += usize::from(!agrees);
-                            format!("{m},3,{w},{la},{},{},{tight},{},{agrees}", spec_text(b), format_q(&rho), json.multipliers.len())
+                            format!(
+                                "{m},3,{w},{la},{},{},{tight},{},{agrees}",
+                                spec_text(b),
+                                format_q(&rho),
+                                json.multipliers.len()
+                            )
                         }
                         RatioOutcome::Unbounded => {
                             let agrees = expected.is_none();
@@ -77,7 +96,10 @@ pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, S
                 }
             }
         }
-        eprintln!("W = {w} done in {:.1}s, {mismatches} disagreement(s) so far", t.elapsed().as_secs_f64());
+        eprintln!(
+            "W = {w} done in {:.1}s, {mismatches} disagreement(s) so far",
+            t.elapsed().as_secs_f64()
+        );
     }
     Ok(mismatches)
 }
@@ -89,9 +111,17 @@ pub fn fooling_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
         let t = Instant::now();
         let mut table = RatioTable::new(m, 3, true);
         let res = search(m, &mut table)?;
-        eprintln!("m = {m}: fooling set certifies r* >= {} (family {}, {:.1}s)", res.bound, res.family, t.elapsed().as_secs_f64());
+        eprintln!(
+            "m = {m}: fooling set certifies r* >= {} (family {}, {:.1}s)",
+            res.bound,
+            res.family,
+            t.elapsed().as_secs_f64()
+        );
         if res.bound >= 2 {
-            let prov = provenance("fooling-set: exhaustive clique search (src/lower/fooling.rs)", &format!("nkrank lower fooling --m {m}"));
+            let prov = provenance(
+                "fooling-set: exhaustive clique search (src/lower/fooling.rs)",
+                &format!("nkrank lower fooling --m {m}"),
+            );
             let cert = certificate(m, 3, res.bound, &res.pairs, &mut table, Some(prov))?;
             let (path, _) = check_and_write(&cert, out_dir)?;
             eprintln!("  -> {}", path.display());
@@ -152,40 +182,74 @@ pub const MAX_M_EXHAUSTIVE: u32 = 6;
 /// found is written at once (after the exact check) and replaces the file of the weaker one, so
 /// the folder keeps the best tree per `m`; a valid file already there for `(m, k)` is reused,
 /// so an interrupted run resumes where it stopped.
-pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Path) -> Result<(), String> {
-    use super::case_tree::{all_set_candidates, block_candidates, pair_graph_candidates, pairs_tree, prove, prove_orders};
+pub fn cases_range(
+    ms: (u32, u32),
+    max_k: usize,
+    exhaustive: bool,
+    out_dir: &Path,
+) -> Result<(), String> {
+    use super::case_tree::{
+        all_set_candidates, block_candidates, pair_graph_candidates, pairs_tree, prove,
+        prove_orders,
+    };
     use crate::relation::RowSet;
     if exhaustive && ms.1 > MAX_M_EXHAUSTIVE {
-        return Err(format!("--exhaustive is limited to m <= {MAX_M_EXHAUSTIVE}"));
+        return Err(format!(
+            "--exhaustive is limited to m <= {MAX_M_EXHAUSTIVE}"
+        ));
     }
-    let file = |m: u32, k: usize, gz: bool| out_dir.join("len3").join(format!("m{m:02}-lower-r{k}-case-tree.json{}", if gz { ".gz" } else { "" }));
+    let file = |m: u32, k: usize, gz: bool| {
+        out_dir.join("len3").join(format!(
+            "m{m:02}-lower-r{k}-case-tree.json{}",
+            if gz { ".gz" } else { "" }
+        ))
+    };
     for m in ms.0..=ms.1 {
         let mut best = 2;
         for k in 3..=max_k.min(crate::relation::MAX_ROWS) {
             let reusable = [false, true].iter().any(|&gz| {
                 crate::cert::io::read_certificate(&file(m, k, gz))
                     .ok()
-                    .is_some_and(|c| c.kind == crate::cert::format::KIND_CASE_TREE && crate::check::check(&c, crate::check::CheckOptions::default()).is_ok())
+                    .is_some_and(|c| {
+                        c.kind == crate::cert::format::KIND_CASE_TREE
+                            && crate::check::check(&c, crate::check::CheckOptions::default())
+                                .is_ok()
+                    })
             });
             if reusable {
-                eprintln!("m = {m}, k = {k}: reusing the valid certificate in {}", out_dir.display());
+                eprintln!(
+                    "m = {m}, k = {k}: reusing the valid certificate in {}",
+                    out_dir.display()
+                );
                 best = k;
                 continue;
             }
             // k disjoint pairs refute rank k - 1 by a proof written down without LPs. Otherwise:
             // split trees of k queries from the LPs; rank 2 also by an order tree of 4 or 5
             // queries of weight 2 (enumerated for m <= MAX_M_ORDER_SEARCH only).
-            let explicit = if 2 * k as u32 <= m { Some(pairs_tree(m, k)?) } else { None };
+            let explicit = if 2 * k as u32 <= m {
+                Some(pairs_tree(m, k)?)
+            } else {
+                None
+            };
             let by_hand = explicit.is_some();
             let mut tries: Vec<(Vec<u64>, bool)> = Vec::new();
             if by_hand {
                 eprintln!("m = {m}, k = {k}: {k} disjoint pairs, explicit split tree");
             } else {
-                let sets = if exhaustive { all_set_candidates(m, k) } else { block_candidates(m, k) };
+                let sets = if exhaustive {
+                    all_set_candidates(m, k)
+                } else {
+                    block_candidates(m, k)
+                };
                 tries.extend(sets.into_iter().map(|r| (r, false)));
                 if k == 3 && m <= MAX_M_ORDER_SEARCH {
                     for size in [4, 5] {
-                        tries.extend(pair_graph_candidates(m, size).into_iter().map(|r| (r, true)));
+                        tries.extend(
+                            pair_graph_candidates(m, size)
+                                .into_iter()
+                                .map(|r| (r, true)),
+                        );
                     }
                 }
             }
@@ -199,13 +263,24 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                     eprintln!("m = {m}, k = {k}: skipping {} queries with {orbits} orbits (too large an LP)", rows.len());
                     continue;
                 }
-                let res = if by_order { prove_orders(set)? } else { prove(set)? };
-                let label: Vec<String> = rows.iter().map(|q| format!("{q:0width$b}", width = m as usize)).collect();
+                let res = if by_order {
+                    prove_orders(set)?
+                } else {
+                    prove(set)?
+                };
+                let label: Vec<String> = rows
+                    .iter()
+                    .map(|q| format!("{q:0width$b}", width = m as usize))
+                    .collect();
                 eprintln!(
                     "m = {m}, k = {k}: {} of queries {} ({orbits} orbits): {} ({:.1}s)",
                     if by_order { "orders" } else { "splits" },
                     label.join(" "),
-                    if res.is_some() { "every case closed" } else { "a case is open" },
+                    if res.is_some() {
+                        "every case closed"
+                    } else {
+                        "a case is open"
+                    },
                     t.elapsed().as_secs_f64()
                 );
                 if res.is_some() {
@@ -224,7 +299,11 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
             } else {
                 format!("case-tree: rank {} refuted by every split of {k} queries (src/lower/case_tree.rs)", k - 1)
             };
-            let flag = if exhaustive && !by_hand { " --exhaustive" } else { "" };
+            let flag = if exhaustive && !by_hand {
+                " --exhaustive"
+            } else {
+                ""
+            };
             let prov = provenance(&method, &format!("nkrank lower cases --m {m}{flag}"));
             let cert = CertificateFile {
                 format: crate::cert::FORMAT_NAME.into(),
@@ -232,7 +311,10 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                 kind: crate::cert::format::KIND_CASE_TREE.into(),
                 m,
                 length: 3,
-                claim: crate::cert::Claim { bound: "lower".into(), rank: k as u64 },
+                claim: crate::cert::Claim {
+                    bound: "lower".into(),
+                    rank: k as u64,
+                },
                 provenance: Some(prov),
                 model: None,
                 multipliers: None,
@@ -242,25 +324,44 @@ pub fn cases_range(ms: (u32, u32), max_k: usize, exhaustive: bool, out_dir: &Pat
                 pairs_rule: None,
             };
             let (path, _) = check_and_write(&cert, out_dir)?;
-            eprintln!("m = {m}: case tree certifies r* >= {k} -> {}", path.display());
+            eprintln!(
+                "m = {m}: case tree certifies r* >= {k} -> {}",
+                path.display()
+            );
             for gz in [false, true] {
                 let weaker = file(m, k - 1, gz);
                 if k > 3 && weaker.exists() {
-                    std::fs::remove_file(&weaker).map_err(|e| format!("cannot remove {}: {e}", weaker.display()))?;
+                    std::fs::remove_file(&weaker)
+                        .map_err(|e| format!("cannot remove {}: {e}", weaker.display()))?;
                 }
             }
             best = k;
         }
-        eprintln!("m = {m}: best case-tree bound r* >= {best}{}", if best == 2 { " (nothing beyond rank 1)" } else { "" });
+        eprintln!(
+            "m = {m}: best case-tree bound r* >= {best}{}",
+            if best == 2 {
+                " (nothing beyond rank 1)"
+            } else {
+                ""
+            }
+        );
     }
     Ok(())
 }
 
 /// Parses a shard `I/N` (`I < N`).
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s.split_once('/').ok_or_else(|| format!("shard {s:?} must read I/N"))?;
-    let i: usize = a.trim().parse().map_err(|_| format!("shard {s:?}: {a:?} is not a number"))?;
-    let n: usize = b.trim().parse().map_err(|_| format!("shard {s:?}: {b:?} is not a number"))?;
+    let (a, b) = s
+        .split_once('/')
+        .ok_or_else(|| format!("shard {s:?} must read I/N"))?;
+    let i: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard {s:?}: {a:?} is not a number"))?;
+    let n: usize = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard {s:?}: {b:?} is not a number"))?;
     if n == 0 || i >= n {
         return Err(format!("shard {s:?}: need 0 <= I < N"));
     }
@@ -273,23 +374,36 @@ pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u6
         "graphs" => super::case_tree::pair_graph_candidates(m, k),
         "all" => {
             if m > MAX_M_EXHAUSTIVE {
-                return Err(format!("--family all is limited to m <= {MAX_M_EXHAUSTIVE}"));
+                return Err(format!(
+                    "--family all is limited to m <= {MAX_M_EXHAUSTIVE}"
+                ));
             }
             // Every class; sets with queries of weight 2 to m - 2 first (a weight-1 row has two
             // levels only and rarely closes anything), then by increasing total weight.
             let mut v = super::chirotope::extension_candidates(m, k);
             let odd = |q: &u64| q.count_ones() < 2 || q.count_ones() + 2 > m;
-            v.sort_by_key(|r| (r.iter().filter(|q| odd(q)).count(), r.iter().map(|q| q.count_ones()).sum::<u32>()));
+            v.sort_by_key(|r| {
+                (
+                    r.iter().filter(|q| odd(q)).count(),
+                    r.iter().map(|q| q.count_ones()).sum::<u32>(),
+                )
+            });
             v
         }
         ext if ext.starts_with("ext:") => {
             // The given set extended by every other nonzero token (one set per token).
             let base: Vec<u64> = ext[4..]
                 .split(',')
-                .map(|t| u64::from_str_radix(t.trim(), 2).map_err(|_| format!("{t:?} is not a binary token")))
+                .map(|t| {
+                    u64::from_str_radix(t.trim(), 2)
+                        .map_err(|_| format!("{t:?} is not a binary token"))
+                })
                 .collect::<Result<_, String>>()?;
             if base.len() + 1 != k {
-                return Err(format!("--family ext:SET needs a set of k - 1 = {} queries", k - 1));
+                return Err(format!(
+                    "--family ext:SET needs a set of k - 1 = {} queries",
+                    k - 1
+                ));
             }
             (1..1u64 << m)
                 .filter(|t| !base.contains(t))
@@ -302,7 +416,9 @@ pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u6
         }
         list => vec![list
             .split(',')
-            .map(|t| u64::from_str_radix(t.trim(), 2).map_err(|_| format!("{t:?} is not a binary token")))
+            .map(|t| {
+                u64::from_str_radix(t.trim(), 2).map_err(|_| format!("{t:?} is not a binary token"))
+            })
             .collect::<Result<Vec<u64>, String>>()?],
     })
 }
@@ -319,22 +435,41 @@ type StateEntry = (String, usize, usize, usize);
 /// Reads a state file: candidate index -> its entry.
 fn read_state(path: &Path) -> Result<BTreeMap<usize, StateEntry>, String> {
     let mut out = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(path) else { return Ok(out) };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(out);
+    };
     for (n, line) in text.lines().enumerate() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let parse = |s: &str| s.parse::<usize>().map_err(|_| format!("{}: line {}: bad number {s:?}", path.display(), n + 1));
+        let parse = |s: &str| {
+            s.parse::<usize>()
+                .map_err(|_| format!("{}: line {}: bad number {s:?}", path.display(), n + 1))
+        };
         if f.len() != 5 {
             // A line cut by an interruption: ignored, the candidate is redone.
             continue;
         }
-        out.insert(parse(f[0])?, (f[1].to_string(), parse(f[2])?, parse(f[3])?, parse(f[4])?));
+        out.insert(
+            parse(f[0])?,
+            (f[1].to_string(), parse(f[2])?, parse(f[3])?, parse(f[4])?),
+        );
     }
     Ok(out)
 }
 
 /// The state file of shard `i` of `n` in `dir`.
-pub fn state_path(dir: &Path, m: u32, k: usize, family: &str, i: usize, n: usize) -> std::path::PathBuf {
-    let fam = if matches!(family, "graphs" | "all") { family.to_string() } else { family.replace([',', ':'], "-") };
+pub fn state_path(
+    dir: &Path,
+    m: u32,
+    k: usize,
+    family: &str,
+    i: usize,
+    n: usize,
+) -> std::path::PathBuf {
+    let fam = if matches!(family, "graphs" | "all") {
+        family.to_string()
+    } else {
+        family.replace([',', ':'], "-")
+    };
     dir.join(format!("chirotopes-m{m:02}-k{k}-{fam}-shard{i}of{n}.txt"))
 }
 
@@ -344,13 +479,31 @@ pub fn state_path(dir: &Path, m: u32, k: usize, family: &str, i: usize, n: usize
 /// done, remaining and the best coverage. A set whose every chirotope closes is written as a
 /// certificate (after the exact check) and ends the run.
 #[allow(clippy::too_many_arguments)]
-pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover: bool, products: bool, shard: &str, out_dir: &Path, state_dir: &Path) -> Result<(), String> {
+pub fn chirotopes_run(
+    m: u32,
+    k: usize,
+    family: &str,
+    compositions: bool,
+    cover: bool,
+    products: bool,
+    shard: &str,
+    out_dir: &Path,
+    state_dir: &Path,
+) -> Result<(), String> {
     use super::chirotope::chirotope_search;
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
     let sets = chirotope_candidates(m, k, family)?;
-    std::fs::create_dir_all(state_dir).map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
-    let spath = state_path(state_dir, m, k, &format!("{family}{}", if cover { "-cover" } else { "" }), si, sn);
+    std::fs::create_dir_all(state_dir)
+        .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
+    let spath = state_path(
+        state_dir,
+        m,
+        k,
+        &format!("{family}{}", if cover { "-cover" } else { "" }),
+        si,
+        sn,
+    );
     let done = read_state(&spath)?;
     let mine: Vec<usize> = (0..sets.len()).filter(|i| i % sn == si).collect();
     eprintln!(
@@ -360,13 +513,23 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover:
         mine.iter().filter(|i| done.contains_key(i)).count(),
         spath.display()
     );
-    let mut state = std::fs::OpenOptions::new().create(true).append(true).open(&spath).map_err(|e| format!("cannot open {}: {e}", spath.display()))?;
+    let mut state = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&spath)
+        .map_err(|e| format!("cannot open {}: {e}", spath.display()))?;
     let bar = indicatif::ProgressBar::new(mine.len() as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sets ({eta} left) {msg}") {
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sets ({eta} left) {msg}")
+    {
         bar.set_style(style);
     }
     let cache = super::chirotope::SplitCache::default();
-    let mut best = done.values().map(|v| (v.2, v.1, v.0.clone())).max().unwrap_or_default();
+    let mut best = done
+        .values()
+        .map(|v| (v.2, v.1, v.0.clone()))
+        .max()
+        .unwrap_or_default();
     let mut tried = 0usize;
     for &idx in &mine {
         if done.contains_key(&idx) {
@@ -376,35 +539,59 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover:
         let rows = &sets[idx];
         let t = Instant::now();
         tried += 1;
-        let label: Vec<String> = rows.iter().map(|q| format!("{q:0width$b}", width = m as usize)).collect();
+        let label: Vec<String> = rows
+            .iter()
+            .map(|q| format!("{q:0width$b}", width = m as usize))
+            .collect();
         // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
         // which that circuit has that sign (cases "chirotope-cover", k up to 7).
         let (cases, n_closed, n_open, tree) = if cover {
             let rep = super::chirotope::cover_search(m, rows, Some(&cache))?;
-            let tree = if rep.uncovered == 0 { super::chirotope::cover_tree(rows, &super::chirotope::cover_search(m, rows, None)?)? } else { None };
+            let tree = if rep.uncovered == 0 {
+                super::chirotope::cover_tree(rows, &super::chirotope::cover_search(m, rows, None)?)?
+            } else {
+                None
+            };
             if products && rep.uncovered > 0 && k == 7 {
                 let (more, _) = super::chirotope::cover_products(m, rows, &rep)?;
                 eprintln!("set {idx}: products of two circuits cover {more} of the {} chirotopes left open", rep.uncovered);
             }
             (rep.cases, rep.cases - rep.uncovered, rep.uncovered, tree)
         } else {
-            let rep = super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
-            let rep = if rep.open.is_empty() { chirotope_search(m, rows, compositions)? } else { rep };
+            let rep =
+                super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
+            let rep = if rep.open.is_empty() {
+                chirotope_search(m, rows, compositions)?
+            } else {
+                rep
+            };
             let tree = super::chirotope::chirotope_tree(m, rows, &rep)?;
             (rep.cases, rep.closed.len(), rep.open.len(), tree)
         };
-        let line = format!("set {idx} [{}]: {cases} chirotopes, {n_closed} closed, {n_open} open ({:.1}s)", label.join(" "), t.elapsed().as_secs_f64());
+        let line = format!(
+            "set {idx} [{}]: {cases} chirotopes, {n_closed} closed, {n_open} open ({:.1}s)",
+            label.join(" "),
+            t.elapsed().as_secs_f64()
+        );
         // A hidden bar (stderr not a terminal, e.g. a log file) prints nothing: print directly.
         if bar.is_hidden() {
             eprintln!("{line}");
         } else {
             bar.println(line);
         }
-        writeln!(state, "{}", state_line(idx, &label.join(","), cases, n_closed, n_open)).map_err(|e| e.to_string())?;
+        writeln!(
+            state,
+            "{}",
+            state_line(idx, &label.join(","), cases, n_closed, n_open)
+        )
+        .map_err(|e| e.to_string())?;
         if n_closed > best.0 {
             best = (n_closed, cases, label.join(","));
         }
-        bar.set_message(format!("best set closes {} of {} chirotopes", best.0, best.1));
+        bar.set_message(format!(
+            "best set closes {} of {} chirotopes",
+            best.0, best.1
+        ));
         bar.inc(1);
         if let Some(tree) = tree {
             let prov = provenance(
@@ -417,7 +604,10 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover:
                 kind: crate::cert::format::KIND_CASE_TREE.into(),
                 m,
                 length: 3,
-                claim: crate::cert::Claim { bound: "lower".into(), rank: 4 },
+                claim: crate::cert::Claim {
+                    bound: "lower".into(),
+                    rank: 4,
+                },
                 provenance: Some(prov),
                 model: None,
                 multipliers: None,
@@ -428,7 +618,10 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover:
             };
             let (path, _) = check_and_write(&cert, out_dir)?;
             bar.finish_and_clear();
-            eprintln!("m = {m}: chirotope tree certifies r* >= 4 -> {}", path.display());
+            eprintln!(
+                "m = {m}: chirotope tree certifies r* >= 4 -> {}",
+                path.display()
+            );
             return Ok(());
         }
     }
@@ -440,13 +633,21 @@ pub fn chirotopes_run(m: u32, k: usize, family: &str, compositions: bool, cover:
 /// Assembles the state files of the `n` shards of a chirotope search: prints how many
 /// candidates are done, how many chirotopes the best ones close, every set that closes all of
 /// them (its certificate was written by its shard), and exactly which candidates remain.
-pub fn chirotopes_merge(m: u32, k: usize, family: &str, n: usize, state_dir: &Path) -> Result<bool, String> {
+pub fn chirotopes_merge(
+    m: u32,
+    k: usize,
+    family: &str,
+    n: usize,
+    state_dir: &Path,
+) -> Result<bool, String> {
     let sets = chirotope_candidates(m, k, family)?;
     let mut all: BTreeMap<usize, StateEntry> = BTreeMap::new();
     for i in 0..n {
         for (idx, v) in read_state(&state_path(state_dir, m, k, family, i, n))? {
             if idx % n != i || idx >= sets.len() {
-                return Err(format!("shard {i}/{n} reports candidate {idx}, which is not its own"));
+                return Err(format!(
+                    "shard {i}/{n} reports candidate {idx}, which is not its own"
+                ));
             }
             all.insert(idx, v);
         }
@@ -455,22 +656,43 @@ pub fn chirotopes_merge(m: u32, k: usize, family: &str, n: usize, state_dir: &Pa
     let full: Vec<&String> = all.values().filter(|v| v.3 == 0).map(|v| &v.0).collect();
     let mut by_closed: Vec<(&usize, &StateEntry)> = all.iter().collect();
     by_closed.sort_by_key(|(i, v)| (std::cmp::Reverse(v.2), **i));
-    println!("m = {m}, k = {k}, family {family}: {} candidate sets, {} done, {} remaining", sets.len(), all.len(), remaining.len());
+    println!(
+        "m = {m}, k = {k}, family {family}: {} candidate sets, {} done, {} remaining",
+        sets.len(),
+        all.len(),
+        remaining.len()
+    );
     println!("sets closing every chirotope: {}", full.len());
     for f in &full {
         println!("  closes: {f}");
     }
-    let hist = all.values().fold(BTreeMap::new(), |mut h: BTreeMap<usize, usize>, v| {
-        *h.entry(v.2).or_default() += 1;
-        h
-    });
-    println!("closed chirotopes per set (closed: number of sets): {}", hist.iter().rev().map(|(c, n)| format!("{c}: {n}")).collect::<Vec<_>>().join(", "));
+    let hist = all
+        .values()
+        .fold(BTreeMap::new(), |mut h: BTreeMap<usize, usize>, v| {
+            *h.entry(v.2).or_default() += 1;
+            h
+        });
+    println!(
+        "closed chirotopes per set (closed: number of sets): {}",
+        hist.iter()
+            .rev()
+            .map(|(c, n)| format!("{c}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     for (i, v) in by_closed.iter().take(5) {
-        println!("  set {i} [{}]: {} of {} closed, {} open", v.0, v.2, v.1, v.3);
+        println!(
+            "  set {i} [{}]: {} of {} closed, {} open",
+            v.0, v.2, v.1, v.3
+        );
     }
     if !remaining.is_empty() {
         let shown: Vec<String> = remaining.iter().take(50).map(|i| i.to_string()).collect();
-        println!("remaining candidates: {}{}", shown.join(" "), if remaining.len() > 50 { " ..." } else { "" });
+        println!(
+            "remaining candidates: {}{}",
+            shown.join(" "),
+            if remaining.len() > 50 { " ..." } else { "" }
+        );
     }
     Ok(!full.is_empty())
 }
@@ -486,7 +708,11 @@ pub fn pairs_rule_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
         }
         let cert = super::case_tree::pairs_rule_certificate(m)?;
         let (path, proven) = check_and_write(&cert, out_dir)?;
-        eprintln!("m = {m}: pairs rule certifies r* >= {} -> {}", proven.rank, path.display());
+        eprintln!(
+            "m = {m}: pairs rule certifies r* >= {} -> {}",
+            proven.rank,
+            path.display()
+        );
     }
     Ok(())
 }

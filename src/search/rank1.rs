@@ -7,7 +7,9 @@
 
 use super::certify::provenance;
 use crate::cert::convert::multiplier_to_json;
-use crate::cert::format::{CertificateFile, Claim, Provenance, FORMAT_NAME, FORMAT_VERSION, KIND_RANK1};
+use crate::cert::format::{
+    CertificateFile, Claim, Provenance, FORMAT_NAME, FORMAT_VERSION, KIND_RANK1,
+};
 use crate::check::{check, CheckOptions};
 use crate::lp::exact::{rationalize, solve_with_hint};
 use crate::lp::rank1_lp::{solve_reduced, Rank1Float};
@@ -33,10 +35,19 @@ pub fn decide_rank1(m: u32, length: u32, command: &str) -> Result<Rank1Answer, S
     let lp = solve_reduced(m, length as usize)?;
     if lp.margin > MARGIN_TOL {
         let model = model_from_float(m, length, &lp)?;
-        let cert = super::certify::model_certificate(&model, length, provenance("rank-1 symmetric LP (B1, L5)", command));
+        let cert = super::certify::model_certificate(
+            &model,
+            length,
+            provenance("rank-1 symmetric LP (B1, L5)", command),
+        );
         return Ok(Rank1Answer::Model(cert));
     }
-    let cert = farkas_from_float(m, length, &lp, provenance("rank-1 Farkas multipliers (B1, L5)", command))?;
+    let cert = farkas_from_float(
+        m,
+        length,
+        &lp,
+        provenance("rank-1 Farkas multipliers (B1, L5)", command),
+    )?;
     Ok(Rank1Answer::Infeasible(cert))
 }
 
@@ -45,8 +56,15 @@ pub fn decide_rank1(m: u32, length: u32, command: &str) -> Result<Rank1Answer, S
 fn model_from_float(m: u32, length: u32, lp: &Rank1Float) -> Result<Model, String> {
     for max_den in [1u64 << 12, 1 << 20, 1 << 30, 1 << 40] {
         let x: Vec<Q> = lp.x.iter().map(|&v| rationalize(v, max_den)).collect();
-        let mut v: Vec<Q> = (0..=m).map(|j| x[var_index(m, Var::Kernel(j))].clone()).collect();
-        let min_pos = v.iter().filter(|a| a.is_positive()).min().cloned().unwrap_or_else(Q::one);
+        let mut v: Vec<Q> = (0..=m)
+            .map(|j| x[var_index(m, Var::Kernel(j))].clone())
+            .collect();
+        let min_pos = v
+            .iter()
+            .filter(|a| a.is_positive())
+            .min()
+            .cloned()
+            .unwrap_or_else(Q::one);
         // Closure (L3): a kernel value 0 becomes a small positive one; its w keeps its
         // contribution k*G, so the constraints move only by the added kernel mass.
         let mut eps = min_pos * q(1, 1 << 10);
@@ -61,7 +79,9 @@ fn model_from_float(m: u32, length: u32, lp: &Rank1Float) -> Result<Model, Strin
                 return Ok(model);
             }
             eps *= q(1, 1 << 10);
-            v = (0..=m).map(|j| x[var_index(m, Var::Kernel(j))].clone()).collect();
+            v = (0..=m)
+                .map(|j| x[var_index(m, Var::Kernel(j))].clone())
+                .collect();
         }
     }
     Err(format!("the LP found a rank-1 point with margin {:.3e}, but no rational rounding of it passed the exact check", lp.margin))
@@ -81,7 +101,17 @@ fn build_model(m: u32, v: &[Q], x: &[Q]) -> Result<Model, String> {
             (0..=w)
                 .map(|i| {
                     (0..=m - w)
-                        .map(|j| x[var_index(m, Var::Value { query_weight: w, t: (i, j) })].clone() / &v[(i + j) as usize])
+                        .map(|j| {
+                            x[var_index(
+                                m,
+                                Var::Value {
+                                    query_weight: w,
+                                    t: (i, j),
+                                },
+                            )]
+                            .clone()
+                                / &v[(i + j) as usize]
+                        })
                         .collect()
                 })
                 .collect()
@@ -94,14 +124,21 @@ fn build_model(m: u32, v: &[Q], x: &[Q]) -> Result<Model, String> {
 /// nonzero dual, demand that the combination vanish on every value variable and on the kernel
 /// values where the float combination vanishes, normalize the sum to 1, and solve exactly with
 /// the float values as the choice of the free variables.
-fn farkas_from_float(m: u32, length: u32, lp: &Rank1Float, prov: Provenance) -> Result<CertificateFile, String> {
+fn farkas_from_float(
+    m: u32,
+    length: u32,
+    lp: &Rank1Float,
+    prov: Provenance,
+) -> Result<CertificateFile, String> {
     let max_dual = lp.duals.iter().cloned().fold(0.0, f64::max);
     if max_dual <= 0.0 {
         return Err("the rank-1 LP reported margin 0 but no dual multipliers".into());
     }
     let nv = num_vars(m);
     for rel_tol in [1e-9, 1e-7, 1e-5, 1e-11] {
-        let support: Vec<usize> = (0..lp.keys.len()).filter(|&i| lp.duals[i] > rel_tol * max_dual).collect();
+        let support: Vec<usize> = (0..lp.keys.len())
+            .filter(|&i| lp.duals[i] > rel_tol * max_dual)
+            .collect();
         // Float combination, to see which kernel coefficients are meant to vanish.
         let mut combo = vec![0.0f64; nv];
         let mut cols: Vec<Vec<(usize, Q)>> = vec![Vec::new(); nv];
@@ -124,8 +161,13 @@ fn farkas_from_float(m: u32, length: u32, lp: &Rank1Float, prov: Provenance) -> 
         }
         rows.push((0..support.len()).map(|c| (c, Q::one())).collect());
         rhs.push(Q::one());
-        let hint: Vec<Q> = support.iter().map(|&i| rationalize(lp.duals[i] / scale, 1 << 24)).collect();
-        let Some(y) = solve_with_hint(&rows, &rhs, support.len(), &hint) else { continue };
+        let hint: Vec<Q> = support
+            .iter()
+            .map(|&i| rationalize(lp.duals[i] / scale, 1 << 24))
+            .collect();
+        let Some(y) = solve_with_hint(&rows, &rhs, support.len(), &hint) else {
+            continue;
+        };
         let multipliers = support
             .iter()
             .zip(&y)
@@ -138,7 +180,10 @@ fn farkas_from_float(m: u32, length: u32, lp: &Rank1Float, prov: Provenance) -> 
             kind: KIND_RANK1.into(),
             m,
             length,
-            claim: Claim { bound: "lower".into(), rank: 2 },
+            claim: Claim {
+                bound: "lower".into(),
+                rank: 2,
+            },
             provenance: Some(prov.clone()),
             model: None,
             multipliers: Some(multipliers),
