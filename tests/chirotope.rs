@@ -309,3 +309,119 @@ fn leaf_count_for_seven_queries_matches_the_enumeration() {
     use nkrank::check::chirotope_cert::CHIROTOPE_COUNTS;
     assert_eq!(chirotopes(7).unwrap().len(), CHIROTOPE_COUNTS[3]);
 }
+
+/// The cover form of the same proof: one leaf per split of the four pairs (every chirotope of
+/// four vectors has its circuit among the seven splits), leaves sorted by their relation.
+fn pairs_cover_certificate() -> CertificateFile {
+    let rows: Vec<u64> = (0..4).map(|i| 0b11u64 << (2 * i)).collect();
+    let mut leaves: Vec<_> = pairs_tree(8, 4)
+        .unwrap()
+        .leaves
+        .into_iter()
+        .map(|mut l| {
+            l.case = vec![0, 1, 2, 3];
+            l
+        })
+        .collect();
+    leaves.sort_by(|a, b| {
+        (&a.relations[0].positive, &a.relations[0].negative)
+            .cmp(&(&b.relations[0].positive, &b.relations[0].negative))
+    });
+    envelope(
+        8,
+        4,
+        nkrank::cert::format::CaseTreeJson {
+            cases: "chirotope-cover".into(),
+            queries: rows,
+            leaves,
+        },
+    )
+}
+
+#[test]
+fn chirotope_cover_of_four_pairs_is_valid_and_tampering_is_rejected() {
+    let good = pairs_cover_certificate();
+    let p = check(&good, CheckOptions::default()).unwrap();
+    assert_eq!((p.bound, p.rank), (Bound::Lower, 4));
+    let rejects = |what: &str, f: &dyn Fn(&mut nkrank::cert::format::CaseTreeJson)| {
+        let mut c = good.clone();
+        f(c.case_tree.as_mut().unwrap());
+        assert!(
+            check(&c, CheckOptions::default()).is_err(),
+            "accepted: {what}"
+        );
+    };
+    // Each of the 7 splits is the circuit of exactly one chirotope: dropping any leaf uncovers it.
+    for i in 0..7 {
+        rejects("a leaf dropped", &|t| {
+            t.leaves.remove(i);
+        });
+    }
+    rejects("a duplicated leaf", &|t| {
+        let l = t.leaves[0].clone();
+        t.leaves.insert(0, l);
+    });
+    rejects("a wrong case", &|t| t.leaves[0].case = vec![0, 1, 2]);
+    rejects("a cycle", &|t| {
+        let r = t.leaves[0].relations[0].clone();
+        t.leaves[0].relations.push(r);
+    });
+    rejects("a multiplier changed", &|t| {
+        t.leaves[4].multipliers[1].y = "5".into()
+    });
+    rejects("a relation swapped between leaves", &|t| {
+        let r = t.leaves[1].relations.clone();
+        t.leaves[0].relations = r;
+    });
+    rejects("three queries", &|t| t.queries.truncate(3));
+}
+
+/// The five-query leaf at m = 10 (243 orbits; about 300,000 multiset constraints): the
+/// aggregated LP closes every split of five disjoint pairs (the pairs proposition), with
+/// exact multiset leaves. Slow in debug builds: `cargo test --release -- --ignored`.
+#[test]
+#[ignore]
+fn aggregated_leaves_of_five_pairs_at_m10_close() {
+    let rows: Vec<u64> = (0..5).map(|i| 0b11u64 << (2 * i)).collect();
+    let set = RowSet::new(10, 3, &rows).unwrap();
+    for p in splits(5) {
+        let t = std::time::Instant::now();
+        let n: Vec<usize> = (0..5).filter(|i| !p.contains(i)).collect();
+        let out = solve_case_aggregated(&set, &p, &[(p.clone(), n)]).unwrap();
+        eprintln!("split {p:?}: {:.2}s", t.elapsed().as_secs_f64());
+        assert!(matches!(out, LeafOutcome::Closed(_)), "split {p:?} open");
+    }
+}
+
+/// Hostile sizes are rejected before any enumeration or LP-sized work.
+#[test]
+fn hostile_sizes_are_rejected_early() {
+    // A chirotope tree of 7 queries with 2 leaves: the leaf count is known in advance.
+    let mut c = pairs_chirotope_certificate();
+    {
+        let t = c.case_tree.as_mut().unwrap();
+        t.queries = (0..7).map(|i| 1u64 << i).collect();
+        t.leaves.truncate(2);
+    }
+    c.m = 8;
+    let e = check(&c, CheckOptions::default()).unwrap_err();
+    assert!(e.contains("599280"), "{e}");
+    // A cover with more leaves than allowed.
+    let mut c = pairs_cover_certificate();
+    {
+        let t = c.case_tree.as_mut().unwrap();
+        let l = t.leaves[0].clone();
+        t.leaves = vec![l; 5000];
+    }
+    let e = check(&c, CheckOptions::default()).unwrap_err();
+    assert!(e.contains("4096"), "{e}");
+    // A pairs rule with more entries than a generic row has constraints.
+    let mut c = pairs_rule_certificate(20).unwrap();
+    {
+        let r = c.pairs_rule.as_mut().unwrap();
+        let e0 = r.identity[0].clone();
+        r.identity = vec![e0; 13];
+    }
+    let e = check(&c, CheckOptions::default()).unwrap_err();
+    assert!(e.contains("12"), "{e}");
+}

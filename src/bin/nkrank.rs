@@ -179,6 +179,14 @@ enum Lower {
         /// Use only circuits, not their compositions.
         #[arg(long)]
         circuits_only: bool,
+        /// Cover mode (cases "chirotope-cover", k up to 7): leaves are closed circuit splits,
+        /// each covering every chirotope in which its circuit has its signs.
+        #[arg(long)]
+        cover: bool,
+        /// With --cover and k = 7: also try products of two circuits sharing one query on the
+        /// chirotopes left open (counted only).
+        #[arg(long)]
+        products: bool,
         /// Shard `I/N`: try only the candidates whose index is I modulo N.
         #[arg(long, default_value = "0/1")]
         shard: String,
@@ -647,12 +655,24 @@ fn lower(what: Lower) -> Result<(), String> {
             k,
             family,
             circuits_only,
+            cover,
+            products,
             shard,
             out,
             state,
         } => {
             ensure_writable(&out)?;
-            nkrank::lower::runs::chirotopes_run(m, k, &family, !circuits_only, &shard, &out, &state)
+            nkrank::lower::runs::chirotopes_run(
+                m,
+                k,
+                &family,
+                !circuits_only,
+                cover,
+                products,
+                &shard,
+                &out,
+                &state,
+            )
         }
         Lower::Merge {
             m,

@@ -1,4 +1,4 @@
-//! Level-aggregated LPs for case-tree leaves (THEORY.md L4), `N = 3`.
+//! Level-aggregated LPs for case-tree leaves (L4, `docs/PROOFS.md` section 4), `N = 3`.
 //!
 //! In row `i` a constraint of the multiset `{o_1, o_2}` of other orbits has target
 //! `t = min(|q_i|, s(o_1), s(o_2))` and reads `f_t(q_i) + f_t(o_1) + f_t(o_2) > 0`, with

@@ -350,6 +350,275 @@ pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
     out
 }
 
+/// Outcome of a chirotope-cover search: the circuit splits solved and the chirotopes no closed
+/// circuit covers.
+pub struct CoverReport {
+    /// Number of chirotopes.
+    pub cases: usize,
+    /// Chirotopes (indices in enumeration order) covered by no closed circuit split.
+    pub uncovered: usize,
+    /// Circuit splits `(support, P)` solved: closed leaf (or `None` when known closed from the
+    /// cache only) or open.
+    pub splits: BTreeMap<(u32, u32), Option<Option<CaseLeafJson>>>,
+    /// The closed splits that are the first cover of some chirotope.
+    pub used: BTreeSet<(u32, u32)>,
+}
+
+/// Solves every circuit split of `rows` (4-subsets, 7 splits each; cached by canonical key)
+/// and counts the chirotopes that no closed one covers. Works for `k = 7` (599,280 cases)
+/// without storing per-chirotope data.
+pub fn cover_search(
+    m: u32,
+    rows: &[u64],
+    cache: Option<&SplitCache>,
+) -> Result<CoverReport, String> {
+    let k = rows.len();
+    let mut need = Vec::new();
+    for s in 0u32..1 << k {
+        if s.count_ones() == 4 {
+            let low = s.trailing_zeros();
+            for p in 0u32..1 << k {
+                if p & !s == 0 && (p >> low) & 1 == 1 && p != s {
+                    need.push((s, p));
+                }
+            }
+        }
+    }
+    let solved: Vec<Result<Option<Option<CaseLeafJson>>, String>> = need
+        .par_iter()
+        .map(|&(s, p)| {
+            let key = if let Some(_c) = cache {
+                let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
+                let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+                let sp = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (p >> i) & 1 == 1)
+                    .fold(0u32, |a, (j, _)| a | 1 << j);
+                Some(split_key(m, &sub, sp)?)
+            } else {
+                None
+            };
+            if let (Some(c), Some(key)) = (cache, key.as_ref()) {
+                let known = c
+                    .lock()
+                    .map_err(|_| "cache poisoned".to_string())?
+                    .get(key)
+                    .copied();
+                match known {
+                    Some(true) => return Ok(Some(None)),
+                    Some(false) => return Ok(None),
+                    None => {}
+                }
+            }
+            let r = solve_support_split(m, rows, s, p)?;
+            if let (Some(c), Some(key)) = (cache, key) {
+                c.lock()
+                    .map_err(|_| "cache poisoned".to_string())?
+                    .insert(key, r.is_ok());
+            }
+            Ok(r.ok().map(Some))
+        })
+        .collect();
+    let mut splits = BTreeMap::new();
+    for (key, r) in need.into_iter().zip(solved) {
+        splits.insert(key, r?);
+    }
+    let closed: BTreeSet<(u32, u32)> = splits
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+    let mut uncovered = 0;
+    let mut used = BTreeSet::new();
+    let chis = chirotopes(k)?;
+    for ch in &chis {
+        let mut hit = None;
+        'outer: for a in 0..k {
+            for b in a + 1..k {
+                for c in b + 1..k {
+                    for d in c + 1..k {
+                        let sg = ch.circuit([a, b, c, d]);
+                        let s = (1u32 << a) | (1 << b) | (1 << c) | (1 << d);
+                        let p = [a, b, c, d]
+                            .iter()
+                            .zip(&sg)
+                            .filter(|(_, &v)| v == sg[0])
+                            .fold(0u32, |acc, (&e, _)| acc | 1 << e);
+                        if closed.contains(&(s, p)) {
+                            hit = Some((s, p));
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+        }
+        match hit {
+            Some(h) => {
+                used.insert(h);
+            }
+            None => uncovered += 1,
+        }
+    }
+    Ok(CoverReport {
+        cases: chis.len(),
+        uncovered,
+        splits,
+        used,
+    })
+}
+
+/// The chirotope cover of `rows` (cases `"chirotope-cover"`) from a search without cache that
+/// covered every chirotope: one leaf per used closed circuit split, leaves sorted by their
+/// relation, each checked by the checker's own code (the whole tree is checked again on write).
+pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson>, String> {
+    if rep.uncovered > 0 {
+        return Ok(None);
+    }
+    let mut leaves = Vec::new();
+    for &(s, p) in &rep.used {
+        let Some(Some(Some(sub_leaf))) = rep.splits.get(&(s, p)) else {
+            return Err(format!(
+                "split ({s:b}, {p:b}) has no leaf (solved from the cache?)"
+            ));
+        };
+        let idx: Vec<u32> = (0..rows.len() as u32)
+            .filter(|&i| (s >> i) & 1 == 1)
+            .collect();
+        let mut leaf = sub_leaf.clone();
+        leaf.case = idx.clone();
+        for rel in &mut leaf.relations {
+            rel.positive = rel.positive.iter().map(|&j| idx[j as usize]).collect();
+            rel.negative = rel.negative.iter().map(|&j| idx[j as usize]).collect();
+        }
+        leaves.push(leaf);
+    }
+    leaves.sort_by(|a, b| {
+        let ka: Vec<(&Vec<u32>, &Vec<u32>)> = a
+            .relations
+            .iter()
+            .map(|r| (&r.positive, &r.negative))
+            .collect();
+        let kb: Vec<(&Vec<u32>, &Vec<u32>)> = b
+            .relations
+            .iter()
+            .map(|r| (&r.positive, &r.negative))
+            .collect();
+        ka.cmp(&kb)
+    });
+    Ok(Some(CaseTreeJson {
+        cases: "chirotope-cover".into(),
+        queries: rows.to_vec(),
+        leaves,
+    }))
+}
+
+/// Two circuit splits `(support, P)` sharing one query.
+type Product = ((u32, u32), (u32, u32));
+
+/// Product leaves for the chirotopes a cover search left uncovered (`k = 7`): two circuits
+/// sharing exactly one query (their incidence graph is a tree), with the signs the chirotope
+/// gives them, solved together on their seven queries. Returns how many of the uncovered
+/// chirotopes some closed product covers, and the closed products with their leaves (relation
+/// indices in the tree's numbering, `case` the union of the supports).
+pub fn cover_products(
+    m: u32,
+    rows: &[u64],
+    rep: &CoverReport,
+) -> Result<(usize, Vec<CaseLeafJson>), String> {
+    let k = rows.len();
+    let closed: BTreeSet<(u32, u32)> = rep
+        .splits
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+    let chis = chirotopes(k)?;
+    let split_of_circuit = |ch: &Chirotope, q: [usize; 4]| -> (u32, u32) {
+        let sg = ch.circuit(q);
+        let s = q.iter().fold(0u32, |a, &e| a | 1 << e);
+        let p = q
+            .iter()
+            .zip(&sg)
+            .filter(|(_, &v)| v == sg[0])
+            .fold(0u32, |a, (&e, _)| a | 1 << e);
+        (s, p)
+    };
+    let quads: Vec<[usize; 4]> = (0..k)
+        .flat_map(|a| {
+            (a + 1..k).flat_map(move |b| {
+                (b + 1..k).flat_map(move |c| (c + 1..k).map(move |d| [a, b, c, d]))
+            })
+        })
+        .collect();
+    let pairs: Vec<(usize, usize)> = (0..quads.len())
+        .flat_map(|i| (i + 1..quads.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| quads[i].iter().filter(|e| quads[j].contains(e)).count() == 1)
+        .collect();
+    // Uncovered chirotopes and the products they offer.
+    let mut uncovered: Vec<Vec<Product>> = Vec::new();
+    for ch in &chis {
+        let cs: Vec<(u32, u32)> = quads.iter().map(|&q| split_of_circuit(ch, q)).collect();
+        if cs.iter().any(|c| closed.contains(c)) {
+            continue;
+        }
+        uncovered.push(pairs.iter().map(|&(i, j)| (cs[i], cs[j])).collect());
+    }
+    let need: BTreeSet<Product> = uncovered.iter().flatten().cloned().collect();
+    let need: Vec<Product> = need.into_iter().collect();
+    let solved: Vec<Result<Option<CaseLeafJson>, String>> = need
+        .par_iter()
+        .map(|&((s1, p1), (s2, p2))| {
+            let s = s1 | s2;
+            let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
+            let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+            let set = RowSet::new(m, 3, &sub)?;
+            let rel = |sup: u32, p: u32| -> (Vec<usize>, Vec<usize>) {
+                let pos = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (p >> i) & 1 == 1)
+                    .map(|(j, _)| j)
+                    .collect();
+                let neg = idx
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &i)| (sup >> i) & 1 == 1 && (p >> i) & 1 == 0)
+                    .map(|(j, _)| j)
+                    .collect();
+                (pos, neg)
+            };
+            let rels = vec![rel(s1, p1), rel(s2, p2)];
+            Ok(match solve_case_aggregated(&set, &[], &rels)? {
+                LeafOutcome::Closed(mut leaf) => {
+                    leaf.case = idx.iter().map(|&i| i as u32).collect();
+                    for r in &mut leaf.relations {
+                        r.positive = r.positive.iter().map(|&j| idx[j as usize] as u32).collect();
+                        r.negative = r.negative.iter().map(|&j| idx[j as usize] as u32).collect();
+                    }
+                    Some(leaf)
+                }
+                LeafOutcome::Open(_) => None,
+            })
+        })
+        .collect();
+    let mut good: BTreeMap<Product, CaseLeafJson> = BTreeMap::new();
+    for (key, r) in need.into_iter().zip(solved) {
+        if let Some(l) = r? {
+            good.insert(key, l);
+        }
+    }
+    let mut used: BTreeMap<Product, CaseLeafJson> = BTreeMap::new();
+    let mut now_covered = 0;
+    for offers in &uncovered {
+        if let Some(o) = offers.iter().find(|o| good.contains_key(o)) {
+            now_covered += 1;
+            used.insert(*o, good[o].clone());
+        }
+    }
+    Ok((now_covered, used.into_values().collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -478,11 +478,14 @@ pub fn state_path(
 /// in `state_dir`, so a rerun skips it (resume after interruption); a progress bar shows sets
 /// done, remaining and the best coverage. A set whose every chirotope closes is written as a
 /// certificate (after the exact check) and ends the run.
+#[allow(clippy::too_many_arguments)]
 pub fn chirotopes_run(
     m: u32,
     k: usize,
     family: &str,
     compositions: bool,
+    cover: bool,
+    products: bool,
     shard: &str,
     out_dir: &Path,
     state_dir: &Path,
@@ -493,7 +496,14 @@ pub fn chirotopes_run(
     let sets = chirotope_candidates(m, k, family)?;
     std::fs::create_dir_all(state_dir)
         .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
-    let spath = state_path(state_dir, m, k, family, si, sn);
+    let spath = state_path(
+        state_dir,
+        m,
+        k,
+        &format!("{family}{}", if cover { "-cover" } else { "" }),
+        si,
+        sn,
+    );
     let done = read_state(&spath)?;
     let mine: Vec<usize> = (0..sets.len()).filter(|i| i % sn == si).collect();
     eprintln!(
@@ -533,18 +543,34 @@ pub fn chirotopes_run(
             .iter()
             .map(|q| format!("{q:0width$b}", width = m as usize))
             .collect();
-        let rep = super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
-        let rep = if rep.open.is_empty() {
-            chirotope_search(m, rows, compositions)?
+        // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
+        // which that circuit has that sign (cases "chirotope-cover", k up to 7).
+        let (cases, n_closed, n_open, tree) = if cover {
+            let rep = super::chirotope::cover_search(m, rows, Some(&cache))?;
+            let tree = if rep.uncovered == 0 {
+                super::chirotope::cover_tree(rows, &super::chirotope::cover_search(m, rows, None)?)?
+            } else {
+                None
+            };
+            if products && rep.uncovered > 0 && k == 7 {
+                let (more, _) = super::chirotope::cover_products(m, rows, &rep)?;
+                eprintln!("set {idx}: products of two circuits cover {more} of the {} chirotopes left open", rep.uncovered);
+            }
+            (rep.cases, rep.cases - rep.uncovered, rep.uncovered, tree)
         } else {
-            rep
+            let rep =
+                super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
+            let rep = if rep.open.is_empty() {
+                chirotope_search(m, rows, compositions)?
+            } else {
+                rep
+            };
+            let tree = super::chirotope::chirotope_tree(m, rows, &rep)?;
+            (rep.cases, rep.closed.len(), rep.open.len(), tree)
         };
         let line = format!(
-            "set {idx} [{}]: {} chirotopes, {} closed, {} open ({:.1}s)",
+            "set {idx} [{}]: {cases} chirotopes, {n_closed} closed, {n_open} open ({:.1}s)",
             label.join(" "),
-            rep.cases,
-            rep.closed.len(),
-            rep.open.len(),
             t.elapsed().as_secs_f64()
         );
         // A hidden bar (stderr not a terminal, e.g. a log file) prints nothing: print directly.
@@ -556,27 +582,21 @@ pub fn chirotopes_run(
         writeln!(
             state,
             "{}",
-            state_line(
-                idx,
-                &label.join(","),
-                rep.cases,
-                rep.closed.len(),
-                rep.open.len()
-            )
+            state_line(idx, &label.join(","), cases, n_closed, n_open)
         )
         .map_err(|e| e.to_string())?;
-        if rep.closed.len() > best.0 {
-            best = (rep.closed.len(), rep.cases, label.join(","));
+        if n_closed > best.0 {
+            best = (n_closed, cases, label.join(","));
         }
         bar.set_message(format!(
             "best set closes {} of {} chirotopes",
             best.0, best.1
         ));
         bar.inc(1);
-        if let Some(tree) = super::chirotope::chirotope_tree(m, rows, &rep)? {
+        if let Some(tree) = tree {
             let prov = provenance(
                 &format!("case-tree: rank 3 refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
-                &format!("nkrank lower chirotopes --m {m} --k {k} --family {}", label.join(",")),
+                &format!("nkrank lower chirotopes --m {m} --k {k} --family {}{}", label.join(","), if cover { " --cover" } else { "" }),
             );
             let cert = CertificateFile {
                 format: crate::cert::FORMAT_NAME.into(),

@@ -322,7 +322,7 @@ impl RelKey {
 }
 
 /// Coefficients `(of every x, of every w)` of a row constraint with target `t`, scaled by 2
-/// (THEORY.md L3): low side `sum_S (2 w - (2t - 1) x) > 0`, high side `sum_S ((2t + 1) x - 2 w) > 0`.
+/// (L3, `docs/PROOFS.md` section 3): low side `sum_S (2 w - (2t - 1) x) > 0`, high side `sum_S ((2t + 1) x - 2 w) > 0`.
 pub fn side_coefficients(side: RatioSide, t: u32) -> (i64, i64) {
     let t = i64::from(t);
     match side {

@@ -45,6 +45,9 @@ pub fn check_case_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
     if j.cases == "chirotopes" {
         return super::chirotope_cert::check_chirotope_tree(m, length, rank, j);
     }
+    if j.cases == "chirotope-cover" {
+        return super::chirotope_cert::check_chirotope_cover(m, length, rank, j);
+    }
     let set = RowSet::new(m, length, &j.queries)?;
     let k = set.k();
     let (proves, cases) = match j.cases.as_str() {
@@ -59,7 +62,7 @@ pub fn check_case_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
         }
         other => {
             return Err(format!(
-                "cases must be \"splits\", \"orders\" or \"chirotopes\", found {other:?}"
+                "cases must be \"splits\", \"orders\", \"chirotopes\" or \"chirotope-cover\", found {other:?}"
             ))
         }
     };

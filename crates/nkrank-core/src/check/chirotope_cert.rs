@@ -42,18 +42,21 @@ pub fn case_label(ch: &Chirotope) -> Vec<u32> {
         .collect()
 }
 
-/// Whether the sign pattern `x` is covered by circuits of `ch` conformal to it.
+/// Whether the sign pattern `x` is covered by circuits of `ch` conformal to it. A conformal
+/// circuit has its support inside that of `x`, so only the 4-subsets of the support are tried.
 pub fn is_vector(ch: &Chirotope, x: &[i8]) -> bool {
-    let k = ch.k;
-    let mut covered = vec![false; k];
-    for a in 0..k {
-        for b in a + 1..k {
-            for c in b + 1..k {
-                for d in c + 1..k {
-                    let s = ch.circuit([a, b, c, d]);
+    let sup: Vec<usize> = (0..ch.k.min(x.len())).filter(|&e| x[e] != 0).collect();
+    let mut covered = vec![false; x.len()];
+    let n = sup.len();
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                for d in c + 1..n {
+                    let q = [sup[a], sup[b], sup[c], sup[d]];
+                    let s = ch.circuit(q);
                     for sign in [1i8, -1] {
-                        if [a, b, c, d].iter().zip(&s).all(|(&e, &v)| x[e] == sign * v) {
-                            for e in [a, b, c, d] {
+                        if q.iter().zip(&s).all(|(&e, &v)| x[e] == sign * v) {
+                            for e in q {
                                 covered[e] = true;
                             }
                         }
@@ -62,7 +65,7 @@ pub fn is_vector(ch: &Chirotope, x: &[i8]) -> bool {
             }
         }
     }
-    (0..k).all(|e| x[e] == 0 || covered[e])
+    x.len() == ch.k && sup.iter().all(|&e| covered[e])
 }
 
 /// Checks a chirotope tree of `k` queries claiming `r* >= rank`.
@@ -186,6 +189,170 @@ pub fn check_chirotope_leaf(
         idx.iter()
             .position(|&j| j == i as usize)
             .expect("every relation index lies in the support")
+    };
+    let relations: Vec<Relation> = leaf
+        .relations
+        .iter()
+        .map(|rel| {
+            (
+                rel.positive.iter().map(|&i| renumber(i)).collect(),
+                rel.negative.iter().map(|&i| renumber(i)).collect(),
+            )
+        })
+        .collect();
+    check_leaf(&set, &relations, leaf)
+}
+
+/// Most leaves a chirotope cover may list.
+pub const MAX_COVER_LEAVES: usize = 4096;
+
+/// Checks a chirotope cover (cases `"chirotope-cover"`): `k` queries claiming `r* >= 4`, leaves
+/// that each refute a family of relations (checked as in [`check_chirotope_leaf`], without a
+/// chirotope), and, enumerated by the checker, every chirotope has a leaf all of whose
+/// relations are vectors of it. By Lemma C the true chirotope of a rank-3 model would make that
+/// leaf's system strictly feasible, which its certificate excludes.
+pub fn check_chirotope_cover(
+    m: u32,
+    length: u32,
+    rank: u64,
+    j: &CaseTreeJson,
+) -> Result<(), String> {
+    let k = j.queries.len();
+    if !(4..=MAX_CHIROTOPE_ROWS).contains(&k) {
+        return Err(format!(
+            "a chirotope cover names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"
+        ));
+    }
+    RowSet::new(m, length, &j.queries)?;
+    if rank != 4 {
+        return Err(format!(
+            "a chirotope cover refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"
+        ));
+    }
+    if j.leaves.is_empty() || j.leaves.len() > MAX_COVER_LEAVES {
+        return Err(format!(
+            "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
+            j.leaves.len()
+        ));
+    }
+    // Each leaf: its sign patterns (checked shapes, forest, certificate).
+    let mut patterns: Vec<Vec<Vec<i8>>> = Vec::with_capacity(j.leaves.len());
+    let mut previous: Option<Vec<(Vec<u32>, Vec<u32>)>> = None;
+    for (idx, leaf) in j.leaves.iter().enumerate() {
+        let key: Vec<(Vec<u32>, Vec<u32>)> = leaf
+            .relations
+            .iter()
+            .map(|r| (r.positive.clone(), r.negative.clone()))
+            .collect();
+        if previous.as_ref().is_some_and(|p| *p >= key) {
+            return Err(format!(
+                "leaf {idx}: leaves must be strictly increasing by their relations"
+            ));
+        }
+        previous = Some(key);
+        let xs = leaf_patterns(k, leaf).map_err(|e| format!("leaf {idx}: {e}"))?;
+        let support: Vec<u32> = (0..k as u32)
+            .filter(|&i| xs.iter().any(|x| x[i as usize] != 0))
+            .collect();
+        if leaf.case != support {
+            return Err(format!(
+                "leaf {idx}: its case must list the queries of its relations, {support:?}"
+            ));
+        }
+        check_relations_and_certificate(m, length, &j.queries, &xs, leaf)
+            .map_err(|e| format!("leaf {idx}: {e}"))?;
+        patterns.push(xs);
+    }
+    for ch in chirotopes(k)? {
+        let covered = patterns
+            .iter()
+            .any(|xs| xs.iter().all(|x| is_vector(&ch, x)));
+        if !covered {
+            return Err(format!(
+                "the chirotope with negative triples {:?} is covered by no leaf",
+                case_label(&ch)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The sign patterns of a leaf's relations (both sides nonempty, increasing, disjoint, indices
+/// below `k`; 1 to [`MAX_LEAF_RELATIONS`] relations).
+fn leaf_patterns(k: usize, leaf: &CaseLeafJson) -> Result<Vec<Vec<i8>>, String> {
+    if leaf.relations.is_empty() || leaf.relations.len() > MAX_LEAF_RELATIONS {
+        return Err(format!(
+            "a leaf lists 1..={MAX_LEAF_RELATIONS} relations, found {}",
+            leaf.relations.len()
+        ));
+    }
+    let mut out = Vec::new();
+    for (r, rel) in leaf.relations.iter().enumerate() {
+        let increasing = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+        if rel.positive.is_empty()
+            || rel.negative.is_empty()
+            || !increasing(&rel.positive)
+            || !increasing(&rel.negative)
+        {
+            return Err(format!(
+                "relation {r}: both sides must be nonempty and increasing"
+            ));
+        }
+        let mut x = vec![0i8; k];
+        for (side, s) in [(&rel.positive, 1i8), (&rel.negative, -1)] {
+            for &i in side.iter() {
+                let i = i as usize;
+                if i >= k || x[i] != 0 {
+                    return Err(format!(
+                        "relation {r}: index {i} is out of range or on both sides"
+                    ));
+                }
+                x[i] = s;
+            }
+        }
+        out.push(x);
+    }
+    Ok(out)
+}
+
+/// The forest condition and the Motzkin certificate of a leaf whose patterns are `xs`.
+fn check_relations_and_certificate(
+    m: u32,
+    length: u32,
+    queries: &[u64],
+    xs: &[Vec<i8>],
+    leaf: &CaseLeafJson,
+) -> Result<(), String> {
+    let k = queries.len();
+    let mut parent: Vec<usize> = (0..k + xs.len()).collect();
+    fn root(p: &[usize], mut x: usize) -> usize {
+        while p[x] != x {
+            x = p[x];
+        }
+        x
+    }
+    let mut support = vec![false; k];
+    for (r, x) in xs.iter().enumerate() {
+        for (i, &v) in x.iter().enumerate() {
+            if v != 0 {
+                support[i] = true;
+                let (a, b) = (root(&parent, i), root(&parent, k + r));
+                if a == b {
+                    return Err(format!(
+                        "relation {r}: the incidence graph of queries and relations has a cycle"
+                    ));
+                }
+                parent[a] = b;
+            }
+        }
+    }
+    let idx: Vec<usize> = (0..k).filter(|&i| support[i]).collect();
+    let sub: Vec<u64> = idx.iter().map(|&i| queries[i]).collect();
+    let set = RowSet::new(m, length, &sub)?;
+    let renumber = |i: u32| {
+        idx.iter()
+            .position(|&j| j == i as usize)
+            .unwrap_or(usize::MAX)
     };
     let relations: Vec<Relation> = leaf
         .relations

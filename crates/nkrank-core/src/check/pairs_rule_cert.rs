@@ -8,7 +8,7 @@
 //! combination of that row's constraints equals `c (x_i(a) - x_i(b))` with `c > 0`; summing over
 //! the rows against the split's relation gives `0 < 0`. The only data the rule needs is that
 //! combination, and it is the same for every `m`, every `R` and every row: a constraint's
-//! coefficients depend only on the levels of the tokens of its sequence (THEORY.md L3).
+//! coefficients depend only on the levels of the tokens of its sequence (L3, `docs/PROOFS.md` section 3).
 //!
 //! So the checker (1) validates `N = 3`, `m <= 64`, `2 <= R`, `2R <= m`; (2) rebuilds every
 //! listed constraint of the generic row symbolically, over the six formal variables `x(q)`,
