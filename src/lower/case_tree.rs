@@ -1,11 +1,11 @@
-//! Building case trees (kind `case-tree`, THEORY.md B3): for `k` queries, one LP per case (a
+//! Building case trees (kind `case-tree`, `docs/PROOFS.md` B3): for `k` queries, one LP per case (a
 //! split `{P, N}`, or an order of the queries on a line for rank 2; see [`crate::relation`]),
 //! each closed by an exact Motzkin certificate.
 //!
 //! A case's LP maximizes the margin `delta` of the strict row constraints of the reduced
 //! system, with the case's relations (`sum_P x_i(o) = sum_N x_i(o)` for every orbit) and the
 //! normalization `sum x = 1`. A positive margin means the case is open (the queries do not
-//! prove anything). At margin 0 (never negative: see THEORY.md, the trap for complete methods)
+//! prove anything). At margin 0 (never negative: `docs/PROOFS.md` L3(d))
 //! the duals of the margin rows propose the certificate. They are made exact by solving, on
 //! their support, the equations the certificate must meet: the combination vanishes on every
 //! `w`, and on every `x` that the float combination leaves at 0 (sparse exact elimination;

@@ -1,4 +1,4 @@
-//! Rank-r model search (upper bounds, THEORY.md section 6).
+//! Rank-r model search (upper bounds; the margin LPs of `docs/PROOFS.md` L3 and L4).
 //!
 //! Two engines propose models in floating point; only the exact check decides:
 //! - [`structured`]: permutation-equivariant feature families ([`family`]) whose LPs collapse
