@@ -208,7 +208,12 @@ fn table_renders_every_format_from_the_committed_certificates() {
     );
     let (code, tex) = nkrank(&["table", "--format", "latex", "--max-m", "3", d]);
     assert_eq!(code, 0);
-    assert!(tex.starts_with("\\begin{tabular}") && tex.trim_end().ends_with("\\end{tabular}"));
+    // The tabular, then the sentence that cites the certificate set by its root hash.
+    let (table, citation) = tex
+        .split_once("\\end{tabular}\n")
+        .expect("the LaTeX table ends its tabular");
+    assert!(table.starts_with("\\begin{tabular}"), "{tex}");
+    assert!(citation.contains("certificate set \\texttt{sha256:"), "{tex}");
     // A broken certificate makes the table refuse to render.
     std::fs::write(dir.join("bad.json"), b"{}").unwrap();
     let (code, text) = nkrank(&["table", d]);

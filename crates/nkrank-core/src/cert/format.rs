@@ -21,6 +21,15 @@ pub const KIND_CASE_TREE: &str = "case-tree";
 /// `kind` of the parametric disjoint-pairs certificate (proves `r*(m, 3) >= rank` for
 /// `2 rank <= m`, one row identity for all `m`; `docs/CASE_TREES.md` section 9).
 pub const KIND_PAIRS_RULE: &str = "pairs-rule";
+/// Every kind this version of the format knows, in the order of `docs/CERTIFICATES.md`.
+pub const KINDS: &[&str] = &[
+    KIND_MODEL,
+    KIND_RANK1,
+    KIND_ROW_RATIO,
+    KIND_FOOLING,
+    KIND_CASE_TREE,
+    KIND_PAIRS_RULE,
+];
 
 /// A whole certificate file.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -22,7 +22,7 @@
 
 use super::table::{build_table, contradictions};
 use super::{check, Bound, CheckOptions, Proven};
-use crate::cert::format::{KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1, KIND_ROW_RATIO};
+use crate::cert::format::{KINDS, KIND_MODEL};
 use crate::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -180,15 +180,7 @@ fn parse_entry(line: &str) -> Result<Entry, String> {
     }
     valid_entry_path(f[1])?;
     let kind = f[2];
-    if ![
-        KIND_MODEL,
-        KIND_RANK1,
-        KIND_ROW_RATIO,
-        KIND_FOOLING,
-        KIND_CASE_TREE,
-    ]
-    .contains(&kind)
-    {
+    if !KINDS.contains(&kind) {
         return Err(format!("{}: unknown certificate kind {kind:?}", f[1]));
     }
     let small = |s: &str, what: &str| {
