@@ -88,6 +88,11 @@ with gzip.open(os.path.join(out, "huge.json.gz"), "wb") as f:
     chunk = b" " * (1 << 20)
     for _ in range(512):
         f.write(chunk)
+# 15 000 fractions of about 2000-digit numerator and denominator (61 MB): each costs a gcd.
+big = 10**1999
+write("long-numbers.json", rank1(12, ["%d/%d" % ((3 * big + 2 * i + 1) // g, (7 * big + 2 * i) // g)
+                                      for i in range(15000)
+                                      for g in [__import__("math").gcd(3 * big + 2 * i + 1, 7 * big + 2 * i)]]))
 bad = rank1(4, ["1" * 39 + "\u00e9" + "2" * 40])
 write("utf8.json", bad)
 loops = os.path.join(out, "loops")

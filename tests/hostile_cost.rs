@@ -303,6 +303,22 @@ fn only_regular_files_are_read() {
 }
 
 #[test]
+fn many_long_numbers_are_refused_while_parsing() {
+    let dir = scratch("long");
+    // 600 multipliers of 2000-digit fractions: over the per-file budget of long numbers.
+    let ys: Vec<String> = (0..600)
+        .map(|i| {
+            format!(
+                "{}/{}",
+                "7".repeat(2000),
+                tiny(1999, 2 * i + 1).trim_start_matches("1/")
+            )
+        })
+        .collect();
+    expect(&dir, "long.json", &rank1_file(6, &ys), 1, "cost cap");
+}
+
+#[test]
 fn a_multibyte_character_in_a_malformed_rational() {
     let dir = scratch("utf8");
     let y = format!("{}é{}", "1".repeat(39), "2".repeat(40));

@@ -3,6 +3,7 @@
 
 use super::format::CertificateFile;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use std::cell::Cell;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -97,11 +98,37 @@ pub fn certificate_from_bytes(raw: &[u8], path: &Path) -> Result<CertificateFile
 /// tree.
 pub fn parse_certificate(bytes: &[u8]) -> Result<CertificateFile, String> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    Shape::Struct(ROOT)
-        .deserialize(&mut de)
-        .and_then(|()| de.end())
-        .map_err(|e| format!("not a valid certificate: {e}"))?;
+    let long = Cell::new(0u64);
+    Walk {
+        shape: Shape::Struct(ROOT),
+        long: &long,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end())
+    .map_err(|e| format!("not a valid certificate: {e}"))?;
     serde_json::from_slice(bytes).map_err(|e| format!("not a valid certificate: {e}"))
+}
+
+/// Numbers written with more than this many characters are "long": each costs the checker a
+/// greatest common divisor quadratic in its length (canonical form is lowest terms), so their
+/// total length is capped per file ([`MAX_LONG_NUMBER_CHARS`]).
+pub const LONG_NUMBER: usize = 64;
+
+/// Most characters a file may spend on long numbers (about 256 numbers of the longest
+/// accepted length). Committed certificates use none: their longest number has 19 characters.
+pub const MAX_LONG_NUMBER_CHARS: u64 = 1 << 20;
+
+/// The spelling pass: a shape, and the running count of characters in long numbers.
+#[derive(Clone, Copy)]
+struct Walk<'c> {
+    shape: Shape,
+    long: &'c Cell<u64>,
+}
+
+impl Walk<'_> {
+    fn at(self, shape: Shape) -> Self {
+        Walk { shape, ..self }
+    }
 }
 
 /// What the format expects at a position of the document, as far as spelling goes (types and
@@ -152,16 +179,16 @@ const ROOT: &[(&str, Shape)] = &[
     ("case_tree", Shape::Struct(&[("leaves", Shape::Seq(&LEAF))])),
 ];
 
-impl<'de> DeserializeSeed<'de> for Shape {
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl Shape {
+impl Walk<'_> {
     fn scalar<E: serde::de::Error>(self) -> Result<(), E> {
-        match self {
+        match self.shape {
             Shape::Struct(_) => Err(E::custom("expected an object")),
             Shape::Seq(_) => Err(E::custom("expected an array")),
             _ => Ok(()),
@@ -169,13 +196,13 @@ impl Shape {
     }
 }
 
-impl<'de> Visitor<'de> for Shape {
+impl<'de> Visitor<'de> for Walk<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a certificate value")
     }
     fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<(), E> {
-        if !b && matches!(self, Shape::NotFalse) {
+        if !b && matches!(self.shape, Shape::NotFalse) {
             return Err(E::custom(
                 "not in canonical form: an explicit default value (omit \"query\": false)",
             ));
@@ -191,7 +218,19 @@ impl<'de> Visitor<'de> for Shape {
     fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
         self.scalar()
     }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
+        let number = s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'/' || b == b'-');
+        if number && s.len() > LONG_NUMBER {
+            let total = self.long.get().saturating_add(s.len() as u64);
+            self.long.set(total);
+            if total > MAX_LONG_NUMBER_CHARS {
+                return Err(E::custom(format!(
+                    "more than {MAX_LONG_NUMBER_CHARS} characters in numbers longer than {LONG_NUMBER} characters, over the cost cap of the format"
+                )));
+            }
+        }
         self.scalar()
     }
     fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
@@ -200,7 +239,7 @@ impl<'de> Visitor<'de> for Shape {
         ))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let inner = match self {
+        let inner = match self.shape {
             Shape::Struct(_) => {
                 return Err(A::Error::custom(
                     "not in canonical form: a struct written as an array",
@@ -209,11 +248,11 @@ impl<'de> Visitor<'de> for Shape {
             Shape::Seq(s) => *s,
             _ => Shape::Any,
         };
-        while seq.next_element_seed(inner)?.is_some() {}
+        while seq.next_element_seed(self.at(inner))?.is_some() {}
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let fields = match self {
+        let fields = match self.shape {
             Shape::Struct(f) => f,
             Shape::Seq(_) => return Err(A::Error::custom("expected an array")),
             _ => NONE,
@@ -223,7 +262,7 @@ impl<'de> Visitor<'de> for Shape {
                 .iter()
                 .find(|(name, _)| *name == key)
                 .map_or(Shape::Any, |(_, s)| *s);
-            map.next_value_seed(shape)?;
+            map.next_value_seed(self.at(shape))?;
         }
         Ok(())
     }

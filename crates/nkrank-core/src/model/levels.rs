@@ -18,6 +18,7 @@ use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 /// Which side of the target a constraint guards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -293,6 +294,14 @@ impl IntRow {
     }
 }
 
+/// What one big-integer operation (allocation included) costs, in word operations, for the
+/// budget of [`check_rows`].
+const BIG_OP_WORDS: u64 = 32;
+
+/// Word operations the rows of one model that need big integers may cost, all together
+/// (measured: about 5 s for 0.7 * 2^30 on the benchmark machine under load).
+pub const BIG_ROWS_BUDGET: u64 = 1 << 30;
+
 /// Bit size up to which a row's moments are handled in `i128`.
 const SMALL_BITS: u64 = 100;
 
@@ -468,10 +477,33 @@ pub fn check_rows(
 ) -> Result<Option<Option<Q>>, RowsRefused> {
     let n = num_tokens(model.m());
     let sm = ScaledModel::new(model).map_err(RowsRefused::TooCostly)?;
+    // Rows in big integers are charged to a budget as they come: each of their scans costs
+    // about (BIG_OP_WORDS + length in words) word operations per kept token and level, the
+    // constant being what an allocating big-integer operation costs against a word operation.
+    let spent = AtomicU64::new(0);
+    let levels = u64::from(model.m()) + 2;
     let rows: Vec<Option<Option<Q>>> = (0..n)
         .into_par_iter()
         .map(|q| {
             let row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
+            if row.small.is_none() {
+                let words = row
+                    .k
+                    .iter()
+                    .chain(&row.w)
+                    .map(|x| x.bits().div_ceil(64))
+                    .max()
+                    .unwrap_or(0);
+                let cost = (row.k.len() as u64)
+                    .saturating_mul(levels)
+                    .saturating_mul(BIG_OP_WORDS + words);
+                let total = spent.fetch_add(cost, AtomicOrdering::Relaxed).saturating_add(cost);
+                if total > BIG_ROWS_BUDGET {
+                    return Err(RowsRefused::TooCostly(format!(
+                        "the model's rows in big integers would cost more than {BIG_ROWS_BUDGET} word operations, over the cost cap of the format"
+                    )));
+                }
+            }
             row_outcome(row, length, with_error).map_err(RowsRefused::Fails)
         })
         .collect::<Result<_, _>>()?;
