@@ -1,6 +1,7 @@
 //! Chirotope trees (cases `"chirotopes"`), the level-aggregated leaf LP and the parametric
 //! pairs rule (kind `pairs-rule`): valid certificates accepted, tampered ones rejected, the
 //! aggregated LP against the multiset LP, and soundness where models of the refuted rank exist.
+#![cfg(feature = "solver")]
 
 use nkrank::cert::format::{CertificateFile, KIND_CASE_TREE};
 use nkrank::cert::io::certificate_text;

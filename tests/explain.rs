@@ -1,5 +1,6 @@
 //! `nkrank explain` on every committed certificate: it runs, says something, states the claim,
 //! and its LaTeX is well formed; an invalid certificate is refused.
+#![cfg(feature = "solver")]
 
 use nkrank::check::manifest::certificate_paths;
 use nkrank::check::report::check_file;

@@ -1,6 +1,7 @@
 //! The plot's data are the table's rows: `nkrank::plot::series` against the CSV of
 //! `nkrank table` for N = 3, and the SVG holds one marker per plotted value.
 #![cfg(all(feature = "solver", feature = "plot"))]
+#![cfg(all(feature = "solver", feature = "plot"))]
 
 use nkrank::check::report::{check_file, collect_files};
 use nkrank::check::CheckOptions;

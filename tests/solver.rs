@@ -1,7 +1,7 @@
 //! The solver end to end: senseless requests fail cleanly, results are deterministic byte for
 //! byte, and the symmetry-reduced rank-1 decision agrees with the unreduced LP and with brute
 //! force.
-#![cfg(feature = "solver")]
+#![cfg(all(feature = "solver", feature = "plot"))]
 
 use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
 use nkrank::model::bruteforce::max_error_bruteforce;
@@ -213,7 +213,10 @@ fn table_renders_every_format_from_the_committed_certificates() {
         .split_once("\\end{tabular}\n")
         .expect("the LaTeX table ends its tabular");
     assert!(table.starts_with("\\begin{tabular}"), "{tex}");
-    assert!(citation.contains("certificate set \\texttt{sha256:"), "{tex}");
+    assert!(
+        citation.contains("certificate set \\texttt{sha256:"),
+        "{tex}"
+    );
     // A broken certificate makes the table refuse to render.
     std::fs::write(dir.join("bad.json"), b"{}").unwrap();
     let (code, text) = nkrank(&["table", d]);

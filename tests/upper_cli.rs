@@ -1,5 +1,6 @@
 //! The command line of the upper-bound search: bad options fail cleanly (exit status 1 or 2 with
 //! a message, never a panic).
+#![cfg(all(feature = "solver", feature = "plot"))]
 
 use std::process::Command;
 

@@ -62,7 +62,7 @@ impl RatioTable {
         b: TokenSpec,
     ) -> Result<Option<&(Q, RatioJson)>, String> {
         let (m, length, wp) = (self.m, self.length, self.with_points);
-        if !self.cache.contains_key(&(w, a, b)) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.cache.entry((w, a, b)) {
             let inst = RatioInstance {
                 m,
                 length,
@@ -75,7 +75,7 @@ impl RatioTable {
                 RatioOutcome::Unbounded => None,
                 RatioOutcome::Failed(e) => return Err(format!("ratio LP failed on {inst:?}: {e}")),
             };
-            self.cache.insert((w, a, b), value);
+            slot.insert(value);
         }
         Ok(self.cache[&(w, a, b)].as_ref())
     }
@@ -247,8 +247,8 @@ pub fn search_family(
         for &r in reps.values() {
             let v1 = verts[r];
             let mut nbrs: Vec<usize> = Vec::new();
-            for j in 0..verts.len() {
-                if j != r && edge(v1, verts[j], &mut compat, table)? {
+            for (j, &v2) in verts.iter().enumerate() {
+                if j != r && edge(v1, v2, &mut compat, table)? {
                     nbrs.push(j);
                 }
             }

@@ -96,6 +96,8 @@ pub fn unreduced_case_margin(
         }
     }
     for (pos, neg) in relations {
+        // One equation per token: `z` indexes the same column of several rows of `x`.
+        #[allow(clippy::needless_range_loop)]
         for z in 0..n {
             let e: Expression = pos
                 .iter()

@@ -113,7 +113,7 @@ impl RowSet {
                 "m = {m} is outside 1..={MAX_M_RELATION} for a case tree"
             ));
         }
-        if length < 2 || length > MAX_LENGTH_RELATION {
+        if !(2..=MAX_LENGTH_RELATION).contains(&length) {
             return Err(format!(
                 "length N = {length} is outside 2..={MAX_LENGTH_RELATION} for a case tree"
             ));

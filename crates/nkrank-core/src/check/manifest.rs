@@ -22,7 +22,7 @@
 
 use super::table::{build_table, contradictions};
 use super::{check, Bound, CheckOptions, Proven};
-use crate::cert::format::{KINDS, KIND_MODEL};
+use crate::cert::format::KINDS;
 use crate::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -394,6 +394,7 @@ fn read_manifest(path: &Path) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cert::format::KIND_MODEL;
 
     fn entry(path: &str, rank: u64) -> Entry {
         Entry {

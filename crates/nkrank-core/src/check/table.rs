@@ -91,6 +91,29 @@ pub fn build_table(proven: &[Proven]) -> Vec<TableRow> {
     rows
 }
 
+/// Rows whose lower bound (or theory bound) exceeds their upper bound. Valid certificates can
+/// never produce one, so any such row means a bug in the trusted code or in the theory, and the
+/// checker fails loudly on it.
+pub fn contradictions(rows: &[TableRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows {
+        let Some(u) = r.upper else { continue };
+        if r.lower > u {
+            out.push(format!(
+                "r*({}, {}): certified lower bound {} exceeds certified upper bound {u}",
+                r.m, r.length, r.lower
+            ));
+        }
+        if let Some(t) = r.theory.filter(|&t| t > u) {
+            out.push(format!(
+                "r*({}, {}): certified upper bound {u} is below the theory bound T(m) = {t}",
+                r.m, r.length
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,27 +163,4 @@ mod tests {
         let bad = build_table(&[p(2, Bound::Lower, 6), p(3, Bound::Upper, 5)]);
         assert_eq!(contradictions(&bad).len(), 4);
     }
-}
-
-/// Rows whose lower bound (or theory bound) exceeds their upper bound. Valid certificates can
-/// never produce one, so any such row means a bug in the trusted code or in the theory, and the
-/// checker fails loudly on it.
-pub fn contradictions(rows: &[TableRow]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in rows {
-        let Some(u) = r.upper else { continue };
-        if r.lower > u {
-            out.push(format!(
-                "r*({}, {}): certified lower bound {} exceeds certified upper bound {u}",
-                r.m, r.length, r.lower
-            ));
-        }
-        if let Some(t) = r.theory.filter(|&t| t > u) {
-            out.push(format!(
-                "r*({}, {}): certified upper bound {u} is below the theory bound T(m) = {t}",
-                r.m, r.length
-            ));
-        }
-    }
-    out
 }
