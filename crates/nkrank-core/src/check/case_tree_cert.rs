@@ -23,7 +23,7 @@
 //! smaller one (pad with zero features). No search, no float, no LP: the checker never
 //! enumerates orbits or constraints, so its work is proportional to the certificate's size.
 
-use super::combine::{check_multiplier, Combination};
+use super::combine::{parse_multipliers, Combination};
 use crate::cert::format::{CaseLeafJson, CaseMultiplierJson, CaseTreeJson};
 use crate::ratio::RatioSide;
 use crate::rational::{format_q_short, parse_q, Q};
@@ -215,17 +215,7 @@ pub fn check_leaf(set: &RowSet, relations: &[Relation], leaf: &CaseLeafJson) -> 
         ));
     }
     // Parse every multiplier and every relation entry first.
-    let mut terms: Vec<(RelKey, Q)> = Vec::with_capacity(leaf.multipliers.len());
-    for (idx, mj) in leaf.multipliers.iter().enumerate() {
-        let (key, y) = multiplier_key(set, mj, idx)?;
-        check_multiplier(
-            &format!("multiplier {idx}"),
-            &key,
-            &y,
-            terms.last().map(|(k, _)| k),
-        )?;
-        terms.push((key, y));
-    }
+    let terms = parse_multipliers(&leaf.multipliers, |idx, mj| multiplier_key(set, mj, idx))?;
     let mut lambdas: Vec<(usize, Orbit, Q)> = Vec::new();
     for (j, rel) in leaf.relations.iter().enumerate() {
         let mut previous: Option<Orbit> = None;

@@ -143,28 +143,7 @@ pub fn check_chirotope_leaf(
     }
     let mut support = vec![false; k];
     for (r, rel) in leaf.relations.iter().enumerate() {
-        let increasing = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
-        if rel.positive.is_empty()
-            || rel.negative.is_empty()
-            || !increasing(&rel.positive)
-            || !increasing(&rel.negative)
-        {
-            return Err(format!(
-                "relation {r}: both sides must be nonempty and increasing"
-            ));
-        }
-        let mut x = vec![0i8; k];
-        for (side, s) in [(&rel.positive, 1i8), (&rel.negative, -1)] {
-            for &i in side.iter() {
-                let i = i as usize;
-                if i >= k || x[i] != 0 {
-                    return Err(format!(
-                        "relation {r}: index {i} is out of range or on both sides"
-                    ));
-                }
-                x[i] = s;
-            }
-        }
+        let x = sign_pattern(r, &rel.positive, &rel.negative, k)?;
         if !is_vector(ch, &x) {
             return Err(format!("relation {r}: its sign pattern is not a vector of this chirotope (no conformal circuits cover it)"));
         }
@@ -288,28 +267,7 @@ fn leaf_patterns(k: usize, leaf: &CaseLeafJson) -> Result<Vec<Vec<i8>>, String> 
     }
     let mut out = Vec::new();
     for (r, rel) in leaf.relations.iter().enumerate() {
-        let increasing = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
-        if rel.positive.is_empty()
-            || rel.negative.is_empty()
-            || !increasing(&rel.positive)
-            || !increasing(&rel.negative)
-        {
-            return Err(format!(
-                "relation {r}: both sides must be nonempty and increasing"
-            ));
-        }
-        let mut x = vec![0i8; k];
-        for (side, s) in [(&rel.positive, 1i8), (&rel.negative, -1)] {
-            for &i in side.iter() {
-                let i = i as usize;
-                if i >= k || x[i] != 0 {
-                    return Err(format!(
-                        "relation {r}: index {i} is out of range or on both sides"
-                    ));
-                }
-                x[i] = s;
-            }
-        }
+        let x = sign_pattern(r, &rel.positive, &rel.negative, k)?;
         out.push(x);
     }
     Ok(out)
@@ -365,4 +323,29 @@ fn check_relations_and_certificate(
         })
         .collect();
     check_leaf(&set, &relations, leaf)
+}
+
+/// The sign pattern (`+1` on `positive`, `-1` on `negative`, 0 elsewhere) of relation `r` over
+/// `k` queries; both sides nonempty, increasing, in range and disjoint.
+fn sign_pattern(r: usize, positive: &[u32], negative: &[u32], k: usize) -> Result<Vec<i8>, String> {
+    let increasing = |v: &[u32]| v.windows(2).all(|w| w[0] < w[1]);
+    if positive.is_empty() || negative.is_empty() || !increasing(positive) || !increasing(negative)
+    {
+        return Err(format!(
+            "relation {r}: both sides must be nonempty and increasing"
+        ));
+    }
+    let mut x = vec![0i8; k];
+    for (side, s) in [(positive, 1i8), (negative, -1)] {
+        for &i in side {
+            let i = i as usize;
+            if i >= k || x[i] != 0 {
+                return Err(format!(
+                    "relation {r}: index {i} is out of range or on both sides"
+                ));
+            }
+            x[i] = s;
+        }
+    }
+    Ok(x)
 }

@@ -45,6 +45,27 @@ pub fn check_multiplier<K: Ord>(
     Ok(())
 }
 
+/// Parses a certificate's list of multipliers with `parse` (which rebuilds each key from its
+/// JSON form), checking each with [`check_multiplier`]: every multiplier positive, keys
+/// strictly increasing. Every kind that combines multipliers reads them through this.
+pub fn parse_multipliers<J, K: Ord>(
+    items: &[J],
+    mut parse: impl FnMut(usize, &J) -> Result<(K, Q), String>,
+) -> Result<Vec<(K, Q)>, String> {
+    let mut terms: Vec<(K, Q)> = Vec::with_capacity(items.len());
+    for (idx, item) in items.iter().enumerate() {
+        let (key, y) = parse(idx, item)?;
+        check_multiplier(
+            &format!("multiplier {idx}"),
+            &key,
+            &y,
+            terms.last().map(|(k, _)| k),
+        )?;
+        terms.push((key, y));
+    }
+    Ok(terms)
+}
+
 /// A linear combination `sum_i y_i a_i` over variables `V`, held exactly as `D` times itself
 /// in integers, `D > 0` the least common denominator of the multipliers.
 #[derive(Clone, Debug)]

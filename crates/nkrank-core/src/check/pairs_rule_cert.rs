@@ -18,11 +18,11 @@
 //! Treating the six variables as distinct is the strongest form: when `b` is the query itself
 //! (`P = {i}`) the identity still holds after identifying `x(b)` with `x(q)`, `w(b)` with `w(q)`.
 
+use super::combine::{parse_multipliers, Combination};
 use crate::cert::format::PairsRuleJson;
 use crate::ratio::RatioSide;
 use crate::rational::{format_q, parse_q, Q};
 use crate::relation::side_coefficients;
-use num_bigint::BigInt;
 use num_traits::{Signed, Zero};
 
 /// Most multipliers the identity may list (a generic row has `2 * 6` constraints).
@@ -53,10 +53,7 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
             p.identity.len()
         ));
     }
-    // g[0..3] = coefficients of x(a), x(b), x(q); g[3..6] those of w(a), w(b), w(q).
-    let mut g: Vec<Q> = vec![Q::zero(); 6];
-    let mut previous: Option<(RatioSide, Vec<usize>)> = None;
-    for (idx, e) in p.identity.iter().enumerate() {
+    let terms = parse_multipliers(&p.identity, |idx, e| {
         let side = RatioSide::parse(&e.side).map_err(|err| format!("multiplier {idx}: {err}"))?;
         if e.others.len() != 2 {
             return Err(format!(
@@ -78,27 +75,21 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
                 "multiplier {idx}: other tokens must be nondecreasing (a < b < q)"
             ));
         }
-        let key = (side, others.clone());
-        if previous.as_ref().is_some_and(|prev| *prev >= key) {
-            return Err(format!(
-                "multiplier {idx}: keys must be strictly increasing"
-            ));
-        }
-        previous = Some(key);
         let y = parse_q(&e.y).map_err(|err| format!("multiplier {idx}: {err}"))?;
-        if !y.is_positive() {
-            return Err(format!(
-                "multiplier {idx} is {}, but every multiplier must be positive",
-                format_q(&y)
-            ));
-        }
+        Ok(((side, others), y))
+    })?;
+    // Variables 0..3 are x(a), x(b), x(q); 3..6 are w(a), w(b), w(q).
+    let mut g = Combination::new(terms.iter().map(|(_, y)| y))?;
+    for ((side, others), y) in &terms {
         // The sequence is the query and the two others; its target is the least level.
         let target = others.iter().map(|&o| TOKENS[o].1).fold(2, u32::min);
-        let (kc, wc) = side_coefficients(side, target);
-        for t in std::iter::once(2usize).chain(others.iter().cloned()) {
-            g[t] += &y * Q::from_integer(BigInt::from(kc));
-            g[3 + t] += &y * Q::from_integer(BigInt::from(wc));
-        }
+        let (kc, wc) = side_coefficients(*side, target);
+        g.add(
+            y,
+            std::iter::once(2usize)
+                .chain(others.iter().copied())
+                .flat_map(|t| [(t, kc), (3 + t, wc)]),
+        );
     }
     let gap = parse_q(&p.gap).map_err(|err| format!("gap: {err}"))?;
     if !gap.is_positive() {
@@ -113,11 +104,12 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
         Q::zero(),
         Q::zero(),
     ];
-    for ((have, want), name) in g.iter().zip(&expected).zip(names) {
-        if have != want {
+    for (var, (want, name)) in expected.iter().zip(names).enumerate() {
+        let have = g.coefficient(&var);
+        if &have != want {
             return Err(format!(
                 "the combination has coefficient {} on {name}, the rule needs {}",
-                format_q(have),
+                format_q(&have),
                 format_q(want)
             ));
         }

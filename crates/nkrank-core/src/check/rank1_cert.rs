@@ -7,7 +7,7 @@
 //! The checker rebuilds every constraint from its key and `(m, N)`; the file supplies only
 //! names and multipliers.
 
-use super::combine::{check_multiplier, Combination};
+use super::combine::{parse_multipliers, Combination};
 use crate::cert::convert::multiplier_from_json;
 use crate::cert::format::MultiplierJson;
 use crate::rank1::{var_index, Var};
@@ -28,19 +28,12 @@ pub fn check_rank1(m: u32, length: u32, multipliers: &[MultiplierJson]) -> Resul
         return Err("no multipliers: an empty combination proves nothing".into());
     }
     // Parse: every key rebuilt from (m, N), every multiplier positive, keys increasing.
-    let mut terms = Vec::with_capacity(multipliers.len());
-    for (idx, mj) in multipliers.iter().enumerate() {
+    let terms = parse_multipliers(multipliers, |idx, mj| {
         let (key, y) = multiplier_from_json(mj, idx)?;
         key.validate(m, length as usize)
             .map_err(|e| format!("multiplier {idx}: {e}"))?;
-        check_multiplier(
-            &format!("multiplier {idx}"),
-            &key,
-            &y,
-            terms.last().map(|(k, _)| k),
-        )?;
-        terms.push((key, y));
-    }
+        Ok((key, y))
+    })?;
     // Combine, exactly, in integers.
     let mut combo = Combination::new(terms.iter().map(|(_, y)| y))?;
     for (key, y) in &terms {

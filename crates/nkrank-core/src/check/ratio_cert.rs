@@ -21,7 +21,7 @@
 //! to the (rescaled) interior point is strictly feasible except at its end and its ratio tends
 //! to `rho`. Both are checked exactly when present; a present but wrong point is an error.
 
-use super::combine::{check_multiplier, Combination};
+use super::combine::{parse_multipliers, Combination};
 use crate::cert::format::{RatioJson, RatioMultiplierJson, RatioPointEntryJson, TokenSpecJson};
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioSide, RatioVar, TokenSpec};
 use crate::rational::{format_q, format_q_short, parse_q, Q};
@@ -175,17 +175,9 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
         return Err("no multipliers: an empty combination proves nothing".into());
     }
     let (oa, ob) = (inst.orbit_a(), inst.orbit_b());
-    let mut terms: Vec<(RatioKey, Q)> = Vec::with_capacity(j.multipliers.len());
-    for (idx, mj) in j.multipliers.iter().enumerate() {
-        let (key, y) = multiplier_from_json(&inst, mj, idx)?;
-        check_multiplier(
-            &format!("multiplier {idx}"),
-            &key,
-            &y,
-            terms.last().map(|(k, _)| k),
-        )?;
-        terms.push((key, y));
-    }
+    let terms = parse_multipliers(&j.multipliers, |idx, mj| {
+        multiplier_from_json(&inst, mj, idx)
+    })?;
     let mut combo = Combination::new(terms.iter().map(|(_, y)| y))?;
     for (key, y) in &terms {
         combo.add(y, key.coefficients(&inst));
