@@ -151,9 +151,9 @@ enum Lower {
         /// Bits per token: one value or an inclusive range `A-B`, at most 17.
         #[arg(long, value_parser = parse_m_range_17)]
         m: (u32, u32),
-        /// Largest bound to try: a split tree of k queries proves r* >= k (at most 8).
-        #[arg(long, default_value_t = 8)]
-        max_queries: usize,
+        /// Largest bound to try: a split tree of k queries proves r* >= k (3..=8).
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(3..=8))]
+        max_queries: u8,
         /// Try every set of k nonzero tokens (one per symmetry class) instead of the block
         /// candidates (m <= 6).
         #[arg(long)]
@@ -169,8 +169,8 @@ enum Lower {
         #[arg(long)]
         m: u32,
         /// Queries per set (4..=7).
-        #[arg(long, default_value_t = 5)]
-        k: usize,
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=7))]
+        k: u8,
         /// Candidate sets: "graphs" (weight-2 queries), "all" (every set of nonzero tokens up
         /// to symmetry, m <= 6), "ext:SET" (a set of k - 1 binary queries extended by every
         /// other token), or explicit comma-separated binary queries.
@@ -202,9 +202,9 @@ enum Lower {
         /// Bits per token.
         #[arg(long)]
         m: u32,
-        /// Queries per set.
-        #[arg(long, default_value_t = 5)]
-        k: usize,
+        /// Queries per set (4..=7).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=7))]
+        k: u8,
         /// Candidate family, as given to the shards.
         #[arg(long, default_value = "graphs")]
         family: String,
@@ -648,7 +648,7 @@ fn lower(what: Lower) -> Result<(), String> {
                 m.1,
                 out.display()
             );
-            nkrank::lower::runs::cases_range(m, max_queries, exhaustive, &out)
+            nkrank::lower::runs::cases_range(m, usize::from(max_queries), exhaustive, &out)
         }
         Lower::Chirotopes {
             m,
@@ -664,7 +664,7 @@ fn lower(what: Lower) -> Result<(), String> {
             ensure_writable(&out)?;
             nkrank::lower::runs::chirotopes_run(
                 m,
-                k,
+                usize::from(k),
                 &family,
                 !circuits_only,
                 cover,
@@ -684,7 +684,8 @@ fn lower(what: Lower) -> Result<(), String> {
             if shards == 0 {
                 return Err("--shards must be at least 1".into());
             }
-            nkrank::lower::runs::chirotopes_merge(m, k, &family, shards, &state).map(|_| ())
+            nkrank::lower::runs::chirotopes_merge(m, usize::from(k), &family, shards, &state)
+                .map(|_| ())
         }
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;
