@@ -127,59 +127,13 @@ pub fn check_chirotope_leaf(
     ch: &Chirotope,
     leaf: &CaseLeafJson,
 ) -> Result<(), String> {
-    let k = queries.len();
-    if leaf.relations.is_empty() || leaf.relations.len() > MAX_LEAF_RELATIONS {
-        return Err(format!(
-            "a leaf lists 1..={MAX_LEAF_RELATIONS} relations, found {}",
-            leaf.relations.len()
-        ));
-    }
-    let mut parent: Vec<usize> = (0..k + leaf.relations.len()).collect();
-    fn root(p: &[usize], mut x: usize) -> usize {
-        while p[x] != x {
-            x = p[x];
-        }
-        x
-    }
-    let mut support = vec![false; k];
-    for (r, rel) in leaf.relations.iter().enumerate() {
-        let x = sign_pattern(r, &rel.positive, &rel.negative, k)?;
-        if !is_vector(ch, &x) {
+    let xs = leaf_patterns(queries.len(), leaf)?;
+    for (r, x) in xs.iter().enumerate() {
+        if !is_vector(ch, x) {
             return Err(format!("relation {r}: its sign pattern is not a vector of this chirotope (no conformal circuits cover it)"));
         }
-        for (i, &v) in x.iter().enumerate() {
-            if v != 0 {
-                support[i] = true;
-                let (a, b) = (root(&parent, i), root(&parent, k + r));
-                if a == b {
-                    return Err(format!(
-                        "relation {r}: the incidence graph of queries and relations has a cycle"
-                    ));
-                }
-                parent[a] = b;
-            }
-        }
     }
-    // The leaf's own system: the queries in the relations' supports, renumbered.
-    let idx: Vec<usize> = (0..k).filter(|&i| support[i]).collect();
-    let sub: Vec<u64> = idx.iter().map(|&i| queries[i]).collect();
-    let set = RowSet::new(m, length, &sub)?;
-    let renumber = |i: u32| {
-        idx.iter()
-            .position(|&j| j == i as usize)
-            .expect("every relation index lies in the support")
-    };
-    let relations: Vec<Relation> = leaf
-        .relations
-        .iter()
-        .map(|rel| {
-            (
-                rel.positive.iter().map(|&i| renumber(i)).collect(),
-                rel.negative.iter().map(|&i| renumber(i)).collect(),
-            )
-        })
-        .collect();
-    check_leaf(&set, &relations, leaf)
+    check_relations_and_certificate(m, length, queries, &xs, leaf)
 }
 
 /// Most leaves a chirotope cover may list.
