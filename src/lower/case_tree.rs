@@ -66,28 +66,8 @@ impl System {
                 set.orbit_count()
             ));
         }
-        let orbits = set.orbits();
-        let index: HashMap<Orbit, usize> = orbits
-            .iter()
-            .cloned()
-            .enumerate()
-            .map(|(i, o)| (o, i))
-            .collect();
-        let k = set.k();
-        let mut keys = Vec::new();
-        let mut rows = Vec::new();
-        for i in 0..k {
-            for key in set.row_constraints(i) {
-                rows.push(key_row(&set, &index, &key));
-                keys.push(key);
-            }
-        }
-        Ok(System {
-            set,
-            orbits,
-            keys,
-            rows,
-        })
+        let keys = (0..set.k()).flat_map(|i| set.row_constraints(i)).collect();
+        System::from_keys(set, keys)
     }
 
     /// A system holding only the given constraints (the support of a certificate).

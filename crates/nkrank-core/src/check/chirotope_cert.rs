@@ -68,6 +68,31 @@ pub fn is_vector(ch: &Chirotope, x: &[i8]) -> bool {
     x.len() == ch.k && sup.iter().all(|&e| covered[e])
 }
 
+/// The checks a chirotope tree and a cover share, before any enumeration: 4 to
+/// [`MAX_CHIROTOPE_ROWS`] queries that are distinct `m`-bit tokens, and the claim `r* >= 4`.
+/// Returns the number of queries.
+fn check_header(
+    what: &str,
+    m: u32,
+    length: u32,
+    rank: u64,
+    j: &CaseTreeJson,
+) -> Result<usize, String> {
+    let k = j.queries.len();
+    if !(4..=MAX_CHIROTOPE_ROWS).contains(&k) {
+        return Err(format!(
+            "a chirotope {what} names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"
+        ));
+    }
+    RowSet::new(m, length, &j.queries)?;
+    if rank != 4 {
+        return Err(format!(
+            "a chirotope {what} refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"
+        ));
+    }
+    Ok(k)
+}
+
 /// Checks a chirotope tree of `k` queries claiming `r* >= rank`.
 pub fn check_chirotope_tree(
     m: u32,
@@ -75,19 +100,7 @@ pub fn check_chirotope_tree(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let k = j.queries.len();
-    if !(4..=MAX_CHIROTOPE_ROWS).contains(&k) {
-        return Err(format!(
-            "a chirotope tree names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"
-        ));
-    }
-    // Validates the queries (distinct m-bit tokens) before any enumeration.
-    RowSet::new(m, length, &j.queries)?;
-    if rank != 4 {
-        return Err(format!(
-            "a chirotope tree refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"
-        ));
-    }
+    let k = check_header("tree", m, length, rank, j)?;
     // The number of chirotopes is known in advance (asserted by the tests against the
     // enumeration), so a file with the wrong number of leaves is rejected before enumerating.
     if j.leaves.len() != CHIROTOPE_COUNTS[k - 4] {
@@ -150,18 +163,7 @@ pub fn check_chirotope_cover(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let k = j.queries.len();
-    if !(4..=MAX_CHIROTOPE_ROWS).contains(&k) {
-        return Err(format!(
-            "a chirotope cover names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"
-        ));
-    }
-    RowSet::new(m, length, &j.queries)?;
-    if rank != 4 {
-        return Err(format!(
-            "a chirotope cover refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"
-        ));
-    }
+    let k = check_header("cover", m, length, rank, j)?;
     if j.leaves.is_empty() || j.leaves.len() > MAX_COVER_LEAVES {
         return Err(format!(
             "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
