@@ -121,6 +121,7 @@ fn main() {
             shard: nkrank::search::upper::train::Shard::ALL,
             restarts: nkrank::search::upper::DEFAULT_RESTARTS,
             known_upper: None,
+            train_steps: None,
         };
         let t = Instant::now();
         let res = run(&opts);

@@ -69,6 +69,10 @@ enum Command {
         /// upper bound). Repeatable.
         #[arg(long)]
         known: Vec<PathBuf>,
+        /// Adam steps per training restart (default: 1500 for m <= 7, 1200 for m = 8, 2500
+        /// from m = 9 on).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        steps: Option<u64>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -94,6 +98,17 @@ enum Command {
         /// The certificate folder.
         #[arg(default_value = "certificates")]
         dir: PathBuf,
+    },
+    /// Gather the best certificate of every bound from several folders (e.g. the outputs of
+    /// sharded runs) into one: every file is checked first, the least upper and the largest
+    /// lower rank per (N, m) win, and copies are byte for byte.
+    Merge {
+        /// Destination folder (certificates go to `OUT/len{N}/`).
+        #[arg(long)]
+        out: PathBuf,
+        /// Folders or files to merge.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
     /// Check one certificate and print the proof behind it, for a paper's appendix.
     Explain {
@@ -266,6 +281,7 @@ struct SearchArgs {
     restarts: u64,
     shard: Option<upper::train::Shard>,
     known: Vec<PathBuf>,
+    steps: Option<u64>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -384,6 +400,7 @@ fn main() -> ExitCode {
             restarts,
             shard,
             known,
+            steps,
         } => solve(
             m,
             length,
@@ -396,6 +413,7 @@ fn main() -> ExitCode {
                 restarts,
                 shard,
                 known,
+                steps,
             },
         ),
         Command::Table {
@@ -405,6 +423,7 @@ fn main() -> ExitCode {
         } => table(format, &paths, max_m),
         Command::Lower { what } => lower(what),
         Command::Manifest { dir } => manifest(&dir),
+        Command::Merge { out, paths } => merge(&out, &paths),
         Command::Explain { file, format, full } => {
             let style = match format {
                 ExplainFormat::Md => nkrank::explain::doc::Style::Markdown,
@@ -532,6 +551,9 @@ fn solve(
             if let Some(s) = args.shard {
                 command += &format!(" --shard {}/{}", s.index, s.count);
             }
+            if let Some(s) = args.steps {
+                command += &format!(" --steps {s}");
+            }
             // Rank 1 was just decided (impossible, or `--rank` asks for more than 1); known
             // certificates may say more.
             let mut dirs = args.known.clone();
@@ -581,6 +603,7 @@ fn solve(
                 } else {
                     known_bounds(&args.known, m, length).1
                 },
+                train_steps: args.steps.map(|s| s as usize),
             };
             let t = Instant::now();
             match upper::run(&opts) {
@@ -777,6 +800,38 @@ fn plot(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
     let svg = nkrank::plot::svg(&series, 3)?;
     nkrank::cert::io::write_atomic(out, svg.as_bytes())?;
     eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+fn merge(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
+    use nkrank::cert::merge::{best_per_bound, merge_into, Merged};
+    let results = checked(paths)?;
+    let chosen = best_per_bound(&results);
+    let mut conflicts = 0;
+    for m in merge_into(out, &chosen)? {
+        match m {
+            Merged::Copied(p) => eprintln!("copied {}", p.display()),
+            Merged::Present(p) => eprintln!("already present {}", p.display()),
+            Merged::Conflict(p) => {
+                conflicts += 1;
+                eprintln!(
+                    "kept {}: a different file of that name is already there",
+                    p.display()
+                );
+            }
+        }
+    }
+    eprintln!(
+        "merged {} checked certificates into {} ({} best bounds){}",
+        results.len(),
+        out.display(),
+        chosen.len(),
+        if conflicts > 0 {
+            format!("; {conflicts} name conflicts left alone")
+        } else {
+            String::new()
+        }
+    );
     Ok(())
 }
 

@@ -7,4 +7,5 @@ pub use nkrank_core::cert::*;
 pub mod convert;
 pub mod io;
 pub mod manifest;
+pub mod merge;
 pub mod pretty;

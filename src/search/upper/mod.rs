@@ -52,6 +52,9 @@ pub struct UpperOptions {
     /// above it are not searched (the structured family is skipped and the descent starts at
     /// this rank, so that its certificate is reproduced).
     pub known_upper: Option<usize>,
+    /// Adam steps per training restart (`--steps`); `None` keeps the default schedule of
+    /// [`train::TrainConfig::for_m`].
+    pub train_steps: Option<usize>,
 }
 
 /// The engines of the low-rank search.
@@ -301,6 +304,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 restarts: opts.restarts,
                 rank,
                 restarts_done,
+                steps: opts.train_steps,
             };
             while r >= opts.lower_bound.max(1)
                 && r < num_tokens_checked(opts.m)
@@ -311,6 +315,20 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     Some(ck) if ck == ck_at(r, ck.restarts_done) => ck.restarts_done,
                     _ => 0,
                 };
+                // The descent starts from the model of the rank certified last, saved beside
+                // the checkpoint; an interrupted run has them back unless they were tried.
+                if starts.is_empty() && skip == 0 {
+                    if let Some(fm) =
+                        train::FloatModel::load(&train::Checkpoint::start_path(&ck_path))
+                            .filter(|fm| fm.m == opts.m && fm.r == r + 1)
+                    {
+                        log(&format!(
+                            "train: descent from the rank-{} model (checkpoint)",
+                            r + 1
+                        ));
+                        starts = train::descent_starts(&fm);
+                    }
+                }
                 if skip >= opts.restarts {
                     log(&format!(
                         "train: rank {r} already searched by an earlier run (checkpoint)"
@@ -331,8 +349,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     }
                 };
                 let Some(found) = train::search(
+                    &train::TrainConfig::for_m(opts.m, length).with_steps(opts.train_steps),
                     opts.m,
-                    length,
                     r,
                     opts.seed,
                     opts.shard,
@@ -364,6 +382,9 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                             break;
                         }
                         starts = train::descent_starts(&found.float);
+                        if let Err(e) = found.float.save(&train::Checkpoint::start_path(&ck_path)) {
+                            log(&format!("cannot write the descent start: {e}"));
+                        }
                         save_checkpoint(&ck_path, ck_at(r, 0), &log);
                     }
                     None => break,

@@ -150,6 +150,7 @@ fn run_writes_checked_certificates() {
         shard: super::train::Shard::ALL,
         restarts: super::DEFAULT_RESTARTS,
         known_upper: None,
+        train_steps: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -222,6 +223,7 @@ fn checkpoint_resumes() {
         shard: Shard::ALL,
         restarts: 2,
         known_upper: None,
+        train_steps: None,
     };
     let ck = Checkpoint {
         m: 3,
@@ -231,6 +233,7 @@ fn checkpoint_resumes() {
         restarts: 2,
         rank: 1,
         restarts_done: 2,
+        steps: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);
     ck.save(&path).expect("saved");

@@ -61,6 +61,47 @@ impl FloatModel {
         FloatModel { m, r, a, b, g }
     }
 
+    /// Writes the model atomically in a small binary form (`NKFM1`, then `m` and `r`, then
+    /// `a`, `b`, `g` as little-endian `f64`): the descent start that a resumed run reloads.
+    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
+        let mut bytes = b"NKFM1\n".to_vec();
+        bytes.extend_from_slice(&self.m.to_le_bytes());
+        bytes.extend_from_slice(&(self.r as u64).to_le_bytes());
+        for x in self.a.iter().chain(&self.b).chain(&self.g) {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        crate::cert::io::write_atomic(path, &bytes)
+    }
+
+    /// Reads a model written by [`FloatModel::save`]; anything malformed counts as none.
+    pub fn load(path: &std::path::Path) -> Option<FloatModel> {
+        let bytes = std::fs::read(path).ok()?;
+        let rest = bytes.strip_prefix(b"NKFM1\n")?;
+        let m = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+        let r = usize::try_from(u64::from_le_bytes(rest.get(4..12)?.try_into().ok()?)).ok()?;
+        if !(1..=12).contains(&m) || r == 0 || r > 1 << 12 {
+            return None;
+        }
+        let n = num_tokens(m);
+        let floats: Vec<f64> = rest
+            .get(12..)?
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        if floats.len() != 2 * n * r + n * n || rest.len() != 12 + 8 * floats.len() {
+            return None;
+        }
+        let (a, tail) = floats.split_at(n * r);
+        let (b, g) = tail.split_at(n * r);
+        Some(FloatModel {
+            m,
+            r,
+            a: a.to_vec(),
+            b: b.to_vec(),
+            g: g.to_vec(),
+        })
+    }
+
     /// `U` as rows of floats.
     pub fn u_rows(&self) -> Vec<Vec<f64>> {
         self.a
@@ -170,7 +211,7 @@ impl TrainConfig {
             0..=6 => 1500,
             7 => 1500,
             8 => 1200,
-            _ => 800,
+            _ => LARGE_M_STEPS,
         };
         TrainConfig {
             steps,
@@ -181,7 +222,24 @@ impl TrainConfig {
             spread: 1.0,
         }
     }
+
+    /// The same schedule with `steps` Adam steps when given (`--steps`).
+    pub fn with_steps(mut self, steps: Option<usize>) -> TrainConfig {
+        if let Some(s) = steps {
+            self.steps = s.max(1);
+        }
+        self
+    }
 }
+
+/// Adam steps per restart from `m = 9` on: the hardest triples change slowly there and 800
+/// steps left the float error near 1 at rank 10 (see `docs/UPPER_BOUNDS.md`).
+pub const LARGE_M_STEPS: usize = 2500;
+
+/// From this many tokens on (`m >= 9`) a trained model whose float error is below 1/2 is first
+/// rounded as it is, values included, before any row LP: at `m = 10` the 1,024 exact min-max
+/// row LPs take longer than the training.
+const TRAINED_VALUES_FROM: usize = 512;
 
 /// Per-row precomputation: the level of every token.
 fn levels(q: usize, n: usize) -> Vec<u32> {
@@ -616,6 +674,9 @@ pub struct Checkpoint {
     pub rank: usize,
     /// Random restarts of that rank already done without success.
     pub restarts_done: u64,
+    /// Adam steps per restart (absent in checkpoints of earlier versions: the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<usize>,
 }
 
 impl Checkpoint {
@@ -631,6 +692,12 @@ impl Checkpoint {
             ".m{m:02}-train-seed{seed}-shard{}of{}.checkpoint.json",
             shard.index, shard.count
         ))
+    }
+
+    /// The file beside the checkpoint that holds the float model of the last certified rank,
+    /// the start of the rank descent after a resume.
+    pub fn start_path(checkpoint: &std::path::Path) -> std::path::PathBuf {
+        checkpoint.with_extension("start")
     }
 
     /// Reads a checkpoint; anything unreadable counts as none.
@@ -726,6 +793,66 @@ pub fn row_values_minmax(
     Some((g, sol.value(lambda)))
 }
 
+/// Feature rows (floats) as an exact sparse matrix: entries relative to the largest one, rounded
+/// to dyadic rationals of `bits` significant bits; entries below `1e-12` of the largest are
+/// dropped (they would only lengthen the file).
+fn round_features(a: &[Vec<f64>], bits: u32) -> Option<crate::model::SparseMatrix> {
+    use super::rationalize::round_bits;
+    let top = a.iter().flatten().cloned().fold(0.0, f64::max);
+    let mut trip = Vec::new();
+    for (i, row) in a.iter().enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            if x > 1e-12 * top {
+                trip.push((i, j, round_bits(x / top, bits)));
+            }
+        }
+    }
+    crate::model::SparseMatrix::from_triplets(a.len(), a.first()?.len(), trip).ok()
+}
+
+/// The trained model as it is: `U`, `V` rounded by [`round_features`] and every value `G(q, z)`
+/// to a multiple of `2^-16` (the training keeps a margin far wider than that), then the fast
+/// exact verdict. Values where the rounded kernel vanishes are left out.
+fn exact_trained(fm: &FloatModel, length: usize, bits: u32) -> Option<Model> {
+    use crate::model::{SparseMatrix, Values};
+    use crate::rational::Q;
+    use num_bigint::BigInt;
+    use num_traits::Zero;
+    let n = num_tokens(fm.m);
+    let (uq, vq) = (
+        round_features(&fm.u_rows(), bits)?,
+        round_features(&fm.v_rows(), bits)?,
+    );
+    let probe = Model::new(
+        fm.m,
+        uq.clone(),
+        vq.clone(),
+        Values::Dense(SparseMatrix::zeros(n, n)),
+    )
+    .ok()?;
+    let vt = vq.transpose();
+    let scale = BigInt::from(1u32 << 16);
+    let rows: Vec<Vec<(usize, usize, Q)>> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let (k, _) = probe.row_moments(q as Token, &vt);
+            (0..n)
+                .filter(|&z| !k[z].is_zero())
+                .filter_map(|z| {
+                    let g = (fm.g[q * n + z] * 65536.0).round();
+                    (g != 0.0 && g.is_finite())
+                        .then(|| (q, z, Q::new(BigInt::from(g as i64), scale.clone())))
+                })
+                .collect()
+        })
+        .collect();
+    let g = SparseMatrix::from_triplets(n, n, rows.into_iter().flatten().collect()).ok()?;
+    let model = Model::new(fm.m, uq, vq, Values::Dense(g)).ok()?;
+    crate::model::levels::verdict(&model, length)
+        .solves
+        .then_some(model)
+}
+
 /// Rounds `U`, `V` (floats) to dyadic rationals of `bits` significant bits and sets every row's
 /// values by [`row_values_minmax`] for the exact rounded kernel; returns the model and the
 /// largest float `lambda` over rows, or `None` if some row cannot get below 1/2 or the exact
@@ -737,30 +864,11 @@ fn exact_minmax(
     v: &[Vec<f64>],
     bits: u32,
 ) -> Option<(Model, f64)> {
-    use super::rationalize::{round_bits, simplest_within, to_f64};
+    use super::rationalize::{simplest_within, to_f64};
     use crate::model::{SparseMatrix, Values};
-    use crate::rational::Q;
     use num_traits::Zero;
     let n = num_tokens(m);
-    let round = |a: &[Vec<f64>]| -> Option<SparseMatrix> {
-        let top = a.iter().flatten().cloned().fold(0.0, f64::max);
-        let mut trip = Vec::new();
-        for (i, row) in a.iter().enumerate() {
-            for (j, &x) in row.iter().enumerate() {
-                // Relative to the largest entry: negligible entries would only lengthen the file.
-                let y = if x > 1e-12 * top {
-                    round_bits(x / top, bits)
-                } else {
-                    Q::zero()
-                };
-                if !y.is_zero() {
-                    trip.push((i, j, y));
-                }
-            }
-        }
-        SparseMatrix::from_triplets(a.len(), a[0].len(), trip).ok()
-    };
-    let (uq, vq) = (round(u)?, round(v)?);
+    let (uq, vq) = (round_features(u, bits)?, round_features(v, bits)?);
     let probe = Model::new(
         m,
         uq.clone(),
@@ -815,6 +923,11 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
     if err >= 0.5 + 0.1 || Instant::now() > deadline {
         return (None, fm, err);
     }
+    if err < 0.5 && num_tokens(m) >= TRAINED_VALUES_FROM {
+        if let Some(model) = exact_trained(&fm, length, 24) {
+            return (Some((model, "trained U, V, G, rounded")), fm, err);
+        }
+    }
     let v = fm.v_rows();
     // The trained kernel itself first when it already solves the task in floats (its margin
     // is the training's, usually wider than what the row LPs keep), its values re-solved by
@@ -868,8 +981,8 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
 /// the shard and the time limit (when it binds), never on the thread count.
 #[allow(clippy::too_many_arguments)]
 pub fn search(
+    cfg: &TrainConfig,
     m: u32,
-    length: usize,
     r: usize,
     seed: u64,
     shard: Shard,
@@ -880,7 +993,7 @@ pub fn search(
     log: &(dyn Fn(&str) + Sync),
     done: &dyn Fn(u64),
 ) -> Option<Found> {
-    let cfg = TrainConfig::for_m(m, length);
+    let length = cfg.length;
     // Jobs: (origin, start, seed, random restarts done once this job is done).
     let mut jobs: Vec<(String, Option<FloatModel>, u64, u64)> = starts
         .into_iter()
@@ -908,7 +1021,7 @@ pub fn search(
                         FloatModel::random(m, r, cfg.spread, &mut ChaCha8Rng::seed_from_u64(*s))
                     }
                 };
-                attempt(length, fm, &cfg, deadline)
+                attempt(length, fm, cfg, deadline)
             })
             .collect();
         for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(results) {
@@ -1028,8 +1141,8 @@ mod tests {
                 .expect("pool");
             pool.install(|| {
                 search(
+                    &TrainConfig::for_m(4, 3),
                     4,
-                    3,
                     2,
                     3,
                     Shard::ALL,
@@ -1053,8 +1166,8 @@ mod tests {
     fn found_models_solve_exactly() {
         for (m, r) in [(3, 1), (3, 2), (4, 2)] {
             let found = search(
+                &TrainConfig::for_m(m, 3),
                 m,
-                3,
                 r,
                 1,
                 Shard::ALL,
@@ -1090,6 +1203,24 @@ mod tests {
             .collect();
         seen.sort();
         assert_eq!(seen, (0..15).collect::<Vec<u64>>());
+    }
+
+    /// The descent start of a resumed run comes back exactly; a truncated or foreign file is
+    /// refused.
+    #[test]
+    fn float_models_survive_a_save_and_load() {
+        let fm = FloatModel::random(4, 3, 1.0, &mut ChaCha8Rng::seed_from_u64(7));
+        let path = std::env::temp_dir().join(format!("nkrank-fm-{}.start", std::process::id()));
+        fm.save(&path).expect("saved");
+        let back = FloatModel::load(&path).expect("loaded");
+        assert_eq!((back.m, back.r), (4, 3));
+        assert_eq!((back.a, back.b, back.g), (fm.a, fm.b, fm.g));
+        let bytes = std::fs::read(&path).expect("read");
+        std::fs::write(&path, &bytes[..bytes.len() - 8]).expect("write");
+        assert!(FloatModel::load(&path).is_none());
+        std::fs::write(&path, b"{}").expect("write");
+        assert!(FloatModel::load(&path).is_none());
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]
