@@ -105,6 +105,13 @@ pub struct RelKey {
     pub others: Vec<Orbit>,
 }
 
+/// Membership pattern of coordinate `bit` in `rows` (bit `i` set: `rows[i]` has it).
+fn pattern_of(rows: &[u64], bit: u32) -> usize {
+    rows.iter()
+        .enumerate()
+        .fold(0usize, |p, (i, &q)| p | (((q >> bit) & 1) as usize) << i)
+}
+
 impl RowSet {
     /// Validates the queries (2 to [`MAX_ROWS`] distinct `m`-bit tokens) and computes regions.
     pub fn new(m: u32, length: u32, rows: &[u64]) -> Result<RowSet, String> {
@@ -134,11 +141,7 @@ impl RowSet {
         }
         let mut count = vec![0u32; 1 << rows.len()];
         for bit in 0..m {
-            let pattern = rows
-                .iter()
-                .enumerate()
-                .fold(0usize, |p, (i, &q)| p | (((q >> bit) & 1) as usize) << i);
-            count[pattern] += 1;
+            count[pattern_of(rows, bit)] += 1;
         }
         let (patterns, sizes) = count
             .iter()
@@ -233,25 +236,20 @@ impl RowSet {
         )
     }
 
-    /// The orbit of an arbitrary token.
+    /// The orbit of an arbitrary token: how many of its coordinates lie in each region.
     pub fn orbit_of(&self, z: u64) -> Orbit {
-        let mut counts = vec![0u32; self.patterns.len()];
-        for bit in 0..self.m {
-            if (z >> bit) & 1 == 1 {
-                let pattern = self
-                    .rows
-                    .iter()
-                    .enumerate()
-                    .fold(0u32, |p, (i, &q)| p | (((q >> bit) & 1) as u32) << i);
-                let idx = self
-                    .patterns
-                    .iter()
-                    .position(|&p| p == pattern)
-                    .expect("every coordinate lies in a nonempty region");
-                counts[idx] += 1;
-            }
-        }
-        Orbit(counts)
+        Orbit(
+            self.patterns
+                .iter()
+                .map(|&p| {
+                    (0..self.m)
+                        .filter(|&bit| {
+                            (z >> bit) & 1 == 1 && pattern_of(&self.rows, bit) == p as usize
+                        })
+                        .count() as u32
+                })
+                .collect(),
+        )
     }
 
     /// Every constraint of row `i`, in key order (solver and tests only).

@@ -140,7 +140,8 @@ impl IntRow {
     }
 
     /// Minimizes `sum_{z in S} term(z)` over multisets `S = {q, a, b x (N-2)}` with least level
-    /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`).
+    /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`), or `None`
+    /// when no multiset has least level `tau`.
     fn min_total(
         &self,
         length: usize,
@@ -148,7 +149,7 @@ impl IntRow {
         side: Side,
         p: &BigInt,
         r: &BigInt,
-    ) -> (BigInt, Option<(usize, usize)>) {
+    ) -> Option<(BigInt, Option<(usize, usize)>)> {
         let c = Self::coefficients(tau, side, p, r);
         min_over_multisets(&self.level, self.qi, length, tau, |z| self.term(z, &c))
     }
@@ -204,25 +205,24 @@ impl IntRow {
         let (p, r) = (BigInt::one(), BigInt::from(2));
         for tau in self.taus(length) {
             for side in [Side::Low, Side::High] {
-                let (positive, ab) = match &small {
+                let least = match &small {
                     Some((k, w)) => {
                         let t = i128::from(tau);
                         let (cw, ck) = match side {
                             Side::Low => (2, 1 - 2 * t),
                             Side::High => (-2, 2 * t + 1),
                         };
-                        let (total, ab) =
-                            min_over_multisets(&self.level, self.qi, length, tau, |z| {
-                                cw * w[z] + ck * k[z]
-                            });
-                        (total > 0, ab)
+                        min_over_multisets(&self.level, self.qi, length, tau, |z| {
+                            cw * w[z] + ck * k[z]
+                        })
+                        .map(|(total, ab)| (total > 0, ab))
                     }
-                    None => {
-                        let (total, ab) = self.min_total(length, tau, side, &p, &r);
-                        (total.is_positive(), ab)
-                    }
+                    None => self
+                        .min_total(length, tau, side, &p, &r)
+                        .map(|(total, ab)| (total.is_positive(), ab)),
                 };
-                if !positive {
+                // No multiset with least level `tau`: nothing can fail here.
+                if let Some((false, ab)) = least {
                     return Some(self.witness(length, ab));
                 }
             }
@@ -281,7 +281,9 @@ impl IntRow {
                 // `best`, or finds a multiset that does and raises `best` to its miss.
                 loop {
                     let (p, r) = (best.numer().clone(), best.denom().clone());
-                    let (total, ab) = self.min_total(length, tau, side, &p, &r);
+                    let Some((total, ab)) = self.min_total(length, tau, side, &p, &r) else {
+                        break;
+                    };
                     if !total.is_negative() {
                         break;
                     }
@@ -307,19 +309,22 @@ const SMALL_BITS: u64 = 100;
 
 /// The least `term(q) + term(a) + (N - 2) term(b)` over a token `a` at level `tau` and a token
 /// `b` at level `>= tau` (L4), with the minimizing `(a, b)`; just `term(q)` for `N = 1`.
+/// `None` when no token lies at level `tau`: then no multiset has least level `tau` and there
+/// is nothing to minimize. (Every level `0..=|q|` of row `q` is inhabited, and the reduced rows
+/// keep a token of every level group, so this does not happen for `tau` in [`IntRow::taus`].)
 fn min_over_multisets<T>(
     level: &[u32],
     q: usize,
     length: usize,
     tau: u32,
     term: impl Fn(usize) -> T,
-) -> (T, Option<(usize, usize)>)
+) -> Option<(T, Option<(usize, usize)>)>
 where
     T: Clone + Ord + Zero + From<i64> + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
 {
     let own = term(q);
     if length == 1 {
-        return (own, None);
+        return Some((own, None));
     }
     let mut best_a: Option<(T, usize)> = None;
     let mut best_b: Option<(T, usize)> = None;
@@ -335,10 +340,9 @@ where
             best_b = Some((t, z));
         }
     }
-    // Every level 0..=|q| of row q is inhabited, so `best_a` exists.
-    let (va, a) = best_a.expect("level set is nonempty");
+    let (va, a) = best_a?;
     let (vb, b) = best_b.unwrap_or((T::zero(), a));
-    (own + va + vb * T::from(length as i64 - 2), Some((a, b)))
+    Some((own + va + vb * T::from(length as i64 - 2), Some((a, b))))
 }
 
 fn levels_of(q: Token, n: usize) -> Vec<u32> {
