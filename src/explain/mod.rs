@@ -12,8 +12,8 @@ use crate::cert::format::{
     TokenSpecJson, ValuesJson, KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1,
     KIND_ROW_RATIO,
 };
-use crate::check::manifest::{read_capped, sha256_hex};
 use crate::check::{check, Bound, CheckOptions, Proven};
+use crate::manifest::{read_capped, sha256_hex};
 use crate::rank1::{num_vars, var_index, Var};
 use crate::rational::{format_q, parse_q, Q};
 use doc::{Doc, Style};

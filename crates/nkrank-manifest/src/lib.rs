@@ -1,5 +1,13 @@
-//! The certificate manifest: one file that names every certificate of a folder with its SHA-256
-//! and its claim, and one root hash that identifies the whole set (`docs/CITING.md`).
+//! nkrank-manifest: the certificate manifest of nkrank. One file names every certificate of a
+//! folder with its SHA-256 and its claim, and one root hash identifies the whole set
+//! (`docs/CITING.md` of the repository).
+//!
+//! **What it is for.** The manifest is about the *integrity of a file set*: that the files a
+//! reader has are exactly the ones cited, byte for byte, and that each proves what the list
+//! says. It is not part of any proof. Every bound is proved by its certificate alone, checked by
+//! the trusted crate [`nkrank_core`]; this crate only hashes files, reads and writes the list,
+//! and hands each file's bytes to that checker. So it is kept out of the trusted proof checker,
+//! with its one extra dependency (`sha2`).
 //!
 //! Format (`MANIFEST`, ASCII, lines ending in `\n`, nothing else):
 //!
@@ -15,15 +23,16 @@
 //! lines, each with its `\n`, concatenated in that order: exactly the bytes of the file after its
 //! second line, so `tail -n +3 MANIFEST | sha256sum` reproduces it without this tool.
 //!
-//! Verifying a manifest means: the text is in this exact form, the root matches the body, each
-//! listed file exists and has the listed hash, the checker proves exactly the listed claim from
-//! those same bytes, the folder holds no certificate the manifest leaves out, and the bounds of the
-//! set do not contradict each other.
+//! Verifying a manifest ([`verify_manifest`], `nkrank-check --manifest`) means: the text is in
+//! this exact form, the root matches the body, each listed file exists and has the listed hash,
+//! the checker proves exactly the listed claim from those same bytes, the folder holds no
+//! certificate the manifest leaves out, and the bounds of the set do not contradict each other.
 
-use super::table::{build_table, contradictions};
-use super::{check, Bound, CheckOptions, Proven};
-use crate::cert::format::KINDS;
-use crate::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
+use nkrank_core::cert::format::KINDS;
+use nkrank_core::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
+use nkrank_core::check::report::collect_files;
+use nkrank_core::check::table::{build_table, contradictions};
+use nkrank_core::check::{check, Bound, CheckOptions, Proven};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path};
@@ -266,7 +275,7 @@ pub fn parse_manifest(text: &str) -> Result<Manifest, String> {
 /// The manifest path of every certificate file (`*.json`, `*.json.gz`) under `dir`, sorted by
 /// byte order. Fails on a name the manifest cannot spell.
 pub fn certificate_paths(dir: &Path) -> Result<Vec<String>, String> {
-    let files = super::report::collect_files(&[dir.to_path_buf()])?;
+    let files = collect_files(&[dir.to_path_buf()])?;
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         let rel = f
@@ -298,7 +307,7 @@ pub fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Hashes and checks one certificate from the same bytes. A panic inside the check (a bug) is a
-/// rejection, as in [`super::report::check_file`].
+/// rejection, as in [`nkrank_core::check::report::check_file`].
 pub fn hash_and_check(path: &Path, opts: CheckOptions) -> Result<(String, Proven), String> {
     let raw = read_capped(path)?;
     let hash = sha256_hex(&raw);
