@@ -19,7 +19,8 @@
 //! relation `sum_P x = sum_N x` unchanged). Every realizable configuration of nonnegative
 //! vectors in general position has its chirotope or its negation in the list; the list may
 //! contain more (abstract) sign vectors, which only makes a tree harder to close, never unsound.
-//! The lemma that turns chirotopes into cases, with its proof, is in `docs/CASE_TREES.md`.
+//! The lemma that turns chirotopes into cases (Lemma C), with its proof, is in `docs/PROOFS.md`
+//! section 12.7.
 
 /// Most vectors a chirotope tree may name (`k = 7` has `35` triples; the enumeration is a
 /// backtracking search whose work is bounded by the number of chirotopes times `k^5`).

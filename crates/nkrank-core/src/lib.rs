@@ -14,8 +14,8 @@
 //! - [`cert`]: certificate format v1 and its reader;
 //! - [`check`]: the checker, which trusts no floating-point number.
 //!
-//! Every lemma the checker relies on is stated and proved in `docs/PROOFS.md` and
-//! `docs/CASE_TREES.md` of the repository.
+//! Every lemma the checker relies on is stated and proved in `docs/PROOFS.md` of the
+//! repository.
 
 pub mod cert;
 pub mod check;

@@ -12,7 +12,7 @@
 //! perturbation (strict feasibility survives adding a small nonnegative vector to a row's
 //! kernel) gives: **for some split of the rows into two nonempty sides `P` and `N`, there are
 //! strictly feasible rows `(x_i, w_i)` of the queries `q_i` with
-//! `sum_{i in P} x_i = sum_{i in N} x_i`.** The full proof is in `docs/CASE_TREES.md`.
+//! `sum_{i in P} x_i = sum_{i in N} x_i`.** The full proof is in `docs/PROOFS.md` section 12.2.
 //!
 //! So a certificate lists the queries and, for every split `{P, N}` (`2^(k-1) - 1` of them), a
 //! Motzkin certificate that the split's system has no strictly feasible point. Then no model

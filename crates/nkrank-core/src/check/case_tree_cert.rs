@@ -2,7 +2,7 @@
 //!
 //! # What is checked
 //! The certificate names `k` distinct queries and how its cases are made (the lemmas, with
-//! proofs, are in [`crate::relation`] and `docs/CASE_TREES.md`):
+//! proofs, are in `docs/PROOFS.md` section 12, summarized in [`crate::relation`]):
 //! - `"splits"`: claims `r* >= k`; in a model of rank `k - 1` the rows satisfy
 //!   `sum_P x_i = sum_N x_i` for some split `{P, N}`. One leaf per split (`0 in P`, in
 //!   increasing order of the bit mask of `P`), with exactly that relation.
