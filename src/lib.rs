@@ -2,8 +2,9 @@
 //! the Min-IP task, with certificates checked in exact arithmetic.
 //!
 //! The trusted base (task, model, reduced systems, certificate reader, checker) is the crate
-//! [`nkrank_core`], re-exported here under the same module paths. This crate adds what only
-//! proposes and is never trusted:
+//! [`nkrank_core`], re-exported here under the same module paths; the certificate manifest
+//! (hashes of a file set, part of no proof) is the crate [`nkrank_manifest`], re-exported as
+//! [`manifest`]. This crate adds what only proposes and is never trusted:
 //! - [`cert`]: the writer's half of certificate format v1 (JSON conversion, canonical text,
 //!   atomic writes, the manifest);
 //! - [`explain`]: the proof behind a certificate in Markdown or LaTeX, for a referee;
@@ -12,6 +13,7 @@
 //!   produce certificates.
 
 pub use nkrank_core::{check, chirotope, model, rank1, ratio, rational, relation, task};
+pub use nkrank_manifest as manifest;
 
 pub mod cert;
 pub mod explain;

@@ -2,11 +2,11 @@
 //! and its LaTeX is well formed; an invalid certificate is refused.
 #![cfg(feature = "solver")]
 
-use nkrank::check::manifest::certificate_paths;
 use nkrank::check::report::check_file;
 use nkrank::check::CheckOptions;
 use nkrank::explain::doc::Style;
 use nkrank::explain::{claim_math, explain};
+use nkrank::manifest::certificate_paths;
 use rayon::prelude::*;
 use std::path::PathBuf;
 

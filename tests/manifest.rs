@@ -2,8 +2,8 @@
 //! rejected with one line and exit 1 when a file, a claim or the set is tampered with.
 
 use nkrank::cert::manifest::{manifest_entries, write_manifest};
-use nkrank::check::manifest::{manifest_text, parse_manifest, root_hash, verify_manifest};
 use nkrank::check::CheckOptions;
+use nkrank::manifest::{manifest_text, parse_manifest, root_hash, verify_manifest};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -163,16 +163,11 @@ fn committed_manifest_lists_every_committed_certificate() {
     let dir = repo().join("certificates");
     let text = std::fs::read_to_string(dir.join("MANIFEST")).unwrap();
     let m = parse_manifest(&text).unwrap();
-    let on_disk = nkrank::check::manifest::certificate_paths(&dir).unwrap();
+    let on_disk = nkrank::manifest::certificate_paths(&dir).unwrap();
     let listed: Vec<String> = m.entries.iter().map(|e| e.path.clone()).collect();
     assert_eq!(listed, on_disk);
     for e in &m.entries {
         let raw = std::fs::read(dir.join(&e.path)).unwrap();
-        assert_eq!(
-            nkrank::check::manifest::sha256_hex(&raw),
-            e.sha256,
-            "{}",
-            e.path
-        );
+        assert_eq!(nkrank::manifest::sha256_hex(&raw), e.sha256, "{}", e.path);
     }
 }

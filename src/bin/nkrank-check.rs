@@ -66,7 +66,7 @@ fn main() -> ExitCode {
 
 /// `--manifest`: exit 0 and the root hash if the manifest holds, else exit 1 and one line.
 fn check_manifest(path: &std::path::Path, json: bool) -> ExitCode {
-    use nkrank_core::check::manifest::verify_manifest;
+    use nkrank_manifest::verify_manifest;
     // A manifest claims rank bounds only, so the optional exact maximal error (which the
     // validity check does not need) is not computed.
     let opts = CheckOptions {

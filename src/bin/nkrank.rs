@@ -735,8 +735,8 @@ fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
     match paths {
         [dir] if dir.is_dir() => {
             let entries = nkrank::cert::manifest::entries_of_checked(dir, &results)?;
-            let root = nkrank::check::manifest::root_hash(&entries);
-            let manifest = dir.join(nkrank::check::manifest::MANIFEST_NAME);
+            let root = nkrank::manifest::root_hash(&entries);
+            let manifest = dir.join(nkrank::manifest::MANIFEST_NAME);
             let line = citation_line(&root, entries.len(), &manifest.display().to_string(), fmt);
             if matches!(fmt, TableFormat::Csv) {
                 eprint!("{line}");
@@ -745,7 +745,7 @@ fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
             }
             let stated = std::fs::read_to_string(&manifest)
                 .ok()
-                .and_then(|t| nkrank::check::manifest::parse_manifest(&t).ok())
+                .and_then(|t| nkrank::manifest::parse_manifest(&t).ok())
                 .map(|m| m.root);
             if stated.as_deref() != Some(root.as_str()) {
                 eprintln!(

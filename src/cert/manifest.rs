@@ -1,11 +1,9 @@
 //! Writing the certificate manifest (`docs/CITING.md`). The format, the root hash and the
-//! verification are the trusted [`nkrank_core::check::manifest`]; this module only builds the
-//! entries of a folder, after checking every certificate in it.
+//! verification are the crate [`nkrank_manifest`]; this module only builds the entries of a
+//! folder, after checking every certificate in it.
 
-use nkrank_core::check::manifest::{
-    certificate_paths, hash_and_check, manifest_text, Entry, MANIFEST_NAME,
-};
 use nkrank_core::check::CheckOptions;
+use nkrank_manifest::{certificate_paths, hash_and_check, manifest_text, Entry, MANIFEST_NAME};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -47,7 +45,7 @@ pub fn write_manifest(dir: &Path) -> Result<(PathBuf, String), String> {
     let text = manifest_text(&entries);
     let path = dir.join(MANIFEST_NAME);
     super::io::write_atomic(&path, text.as_bytes())?;
-    Ok((path, nkrank_core::check::manifest::root_hash(&entries)))
+    Ok((path, nkrank_manifest::root_hash(&entries)))
 }
 
 /// The entries of `dir` from results the caller has already checked (every file under `dir`,
@@ -66,10 +64,10 @@ pub fn entries_of_checked(
             .find(|r| r.file == full)
             .and_then(|r| r.outcome.as_ref().ok())
             .ok_or_else(|| format!("{} was not checked", full.display()))?;
-        let raw = nkrank_core::check::manifest::read_capped(&full)?;
+        let raw = nkrank_manifest::read_capped(&full)?;
         entries.push(Entry {
             path: p,
-            sha256: nkrank_core::check::manifest::sha256_hex(&raw),
+            sha256: nkrank_manifest::sha256_hex(&raw),
             kind: proven.kind.clone(),
             m: proven.m,
             length: proven.length,

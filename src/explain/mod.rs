@@ -12,8 +12,8 @@ use crate::cert::format::{
     TokenSpecJson, ValuesJson, KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1,
     KIND_ROW_RATIO,
 };
-use crate::check::manifest::{read_capped, sha256_hex};
 use crate::check::{check, Bound, CheckOptions, Proven};
+use crate::manifest::{read_capped, sha256_hex};
 use crate::rank1::{num_vars, var_index, Var};
 use crate::rational::{format_q, parse_q, Q};
 use doc::{Doc, Style};
@@ -474,12 +474,12 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
     d.heading("The lemma");
     if t.cases == "splits" {
         d.para(&format!(
-            "Lemma S (docs/CASE_TREES.md section 2). If a model of rank $k - 1$ solves Min-IP, then for some split of the $k$ queries into two nonempty sides $P \\ni q_1$ and $N$ there are strictly feasible rows $x_i$ of the queries with $\\sum_{{i \\in P}} x_i = \\sum_{{i \\in N}} x_i$ (the $k$ feature vectors $U[q_i, :]$ of $\\mathbb{{R}}^{{k-1}}_{{\\ge 0}}$ are linearly dependent, and a dependence of nonzero nonnegative vectors has coefficients of both signs). So closing every split proves $r^* \\ge k$; here $k = {k}$ and there are $2^{{k-1}} - 1 = {}$ splits.",
+            "Lemma S (docs/PROOFS.md section 12.2). If a model of rank $k - 1$ solves Min-IP, then for some split of the $k$ queries into two nonempty sides $P \\ni q_1$ and $N$ there are strictly feasible rows $x_i$ of the queries with $\\sum_{{i \\in P}} x_i = \\sum_{{i \\in N}} x_i$ (the $k$ feature vectors $U[q_i, :]$ of $\\mathbb{{R}}^{{k-1}}_{{\\ge 0}}$ are linearly dependent, and a dependence of nonzero nonnegative vectors has coefficients of both signs). So closing every split proves $r^* \\ge k$; here $k = {k}$ and there are $2^{{k-1}} - 1 = {}$ splits.",
             t.leaves.len()
         ));
     } else {
         d.para(&format!(
-            "Lemma O (docs/CASE_TREES.md section 3). If a model of rank 2 solves Min-IP, then for some order of the queries (up to reversal) and every forest $F$ of betweenness triples of that order there are strictly feasible rows with $x_b = x_a + x_c$ for every triple $(a, b, c)$ of $F$ (the feature vectors lie in the quarter plane; one strictly between two others is a positive combination of them). So closing every order proves $r^* \\ge 3$; here there are $k!/2 = {}$ orders.",
+            "Lemma O (docs/PROOFS.md section 12.3). If a model of rank 2 solves Min-IP, then for some order of the queries (up to reversal) and every forest $F$ of betweenness triples of that order there are strictly feasible rows with $x_b = x_a + x_c$ for every triple $(a, b, c)$ of $F$ (the feature vectors lie in the quarter plane; one strictly between two others is a positive combination of them). So closing every order proves $r^* \\ge 3$; here there are $k!/2 = {}$ orders.",
             t.leaves.len()
         ));
     }
@@ -488,10 +488,10 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
         d.item(&format!("$q_{{{}}} = {}$", i + 1, token(m, q)));
     }
     d.end_list();
-    d.para("By symmetry (docs/CASE_TREES.md section 4) each row may be taken constant on the orbits of tokens under the coordinate permutations fixing every query; an orbit is labelled by how many coordinates the token has in each region of the queries (for example 1.0.2). $L_i(o_1, o_2)$ and $H_i(o_1, o_2)$ denote the low and high constraints of row $q_i$ with other tokens in orbits $o_1, o_2$. A leaf is closed by a Motzkin certificate: positive multipliers on constraints and multipliers $\\lambda$ on the relation equations whose combination vanishes on every $w$ and is $\\le 0$ on every $x$, so the rows cannot be strictly feasible.");
+    d.para("By symmetry (docs/PROOFS.md section 12.4) each row may be taken constant on the orbits of tokens under the coordinate permutations fixing every query; an orbit is labelled by how many coordinates the token has in each region of the queries (for example 1.0.2). $L_i(o_1, o_2)$ and $H_i(o_1, o_2)$ denote the low and high constraints of row $q_i$ with other tokens in orbits $o_1, o_2$. A leaf is closed by a Motzkin certificate: positive multipliers on constraints and multipliers $\\lambda$ on the relation equations whose combination vanishes on every $w$ and is $\\le 0$ on every $x$, so the rows cannot be strictly feasible.");
     if disjoint_pairs(t) {
         d.heading("The argument for disjoint pairs");
-        d.para("The queries are disjoint pairs $q_i = \\{2i, 2i + 1\\}$ (docs/CASE_TREES.md section 5.1). In a split $\\{P, N\\}$ let $b$ be the union of the pairs in $P$ and $a$ the union of those in $N$. In row $q_i$ with $i \\in P$, $a$ is at level 0 and $b$ at level 2, and the identity");
+        d.para("The queries are disjoint pairs $q_i = \\{2i, 2i + 1\\}$ (docs/PROOFS.md section 12.6). In a split $\\{P, N\\}$ let $b$ be the union of the pairs in $P$ and $a$ the union of those in $N$. In row $q_i$ with $i \\in P$, $a$ is at level 0 and $b$ at level 2, and the identity");
         d.display("L(q, a, a) + L(q, b, b) + 2 H(q, a, b) = 4 x_i(a) - 4 x_i(b)");
         d.para("holds (multipliers 1, 1, 2), so $x_i(b) < x_i(a)$ in a strictly feasible row; for $i \\in N$ the levels swap and $x_i(a) < x_i(b)$. The relation $\\sum_P x_i = \\sum_N x_i$ (multipliers $-4$ at $a$, $+4$ at $b$) closes the cycle:");
         d.display("\\sum_{i \\in P} x_i(a) > \\sum_{i \\in P} x_i(b) = \\sum_{i \\in N} x_i(b) > \\sum_{i \\in N} x_i(a) = \\sum_{i \\in P} x_i(a),");

@@ -19,7 +19,8 @@
 //! relation `sum_P x = sum_N x` unchanged). Every realizable configuration of nonnegative
 //! vectors in general position has its chirotope or its negation in the list; the list may
 //! contain more (abstract) sign vectors, which only makes a tree harder to close, never unsound.
-//! The lemma that turns chirotopes into cases, with its proof, is in `docs/CASE_TREES.md`.
+//! The lemma that turns chirotopes into cases (Lemma C), with its proof, is in `docs/PROOFS.md`
+//! section 12.7.
 
 /// Most vectors a chirotope tree may name (`k = 7` has `35` triples; the enumeration is a
 /// backtracking search whose work is bounded by the number of chirotopes times `k^5`).
@@ -199,73 +200,4 @@ pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
     }
     rec(0, k, &mut signs, &checks, &mut out);
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn triple_index_is_the_position_in_lexicographic_order() {
-        for k in 3..=7 {
-            for (i, t) in triples(k).iter().enumerate() {
-                assert_eq!(triple_index(k, t[0], t[1], t[2]), i);
-            }
-        }
-    }
-
-    /// Chirotopes of random nonnegative integer configurations are all listed (up to sign).
-    #[test]
-    fn realized_configurations_are_enumerated() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for k in 4..=6 {
-            let all = chirotopes(k).unwrap();
-            let mut found = 0;
-            for _ in 0..200 {
-                let u: Vec<[i64; 3]> = (0..k)
-                    .map(|_| {
-                        [
-                            rng.gen_range(0..50),
-                            rng.gen_range(0..50),
-                            rng.gen_range(0..50),
-                        ]
-                    })
-                    .collect();
-                let det = |a: usize, b: usize, c: usize| {
-                    let (x, y, z) = (u[a], u[b], u[c]);
-                    x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0])
-                        + x[2] * (y[0] * z[1] - y[1] * z[0])
-                };
-                let signs: Vec<i8> = triples(k)
-                    .iter()
-                    .map(|t| det(t[0], t[1], t[2]).signum() as i8)
-                    .collect();
-                if signs.contains(&0) {
-                    continue;
-                }
-                let signs = if signs[0] < 0 {
-                    signs.iter().map(|s| -s).collect()
-                } else {
-                    signs
-                };
-                assert!(
-                    all.iter().any(|c| c.signs == signs),
-                    "k = {k}: a realized chirotope is missing"
-                );
-                found += 1;
-            }
-            assert!(found > 100);
-        }
-    }
-
-    #[test]
-    fn counts() {
-        // Four vectors: 8 sign vectors with chi(012) = +, one has a positive circuit.
-        assert_eq!(chirotopes(4).unwrap().len(), 7);
-        assert_eq!(chirotopes(5).unwrap().len(), 132);
-        assert_eq!(chirotopes(6).unwrap().len(), 5952);
-        assert!(chirotopes(2).is_err());
-        assert!(chirotopes(8).is_err());
-    }
 }

@@ -5,7 +5,8 @@
 //!
 //! The pipeline, one module per stage:
 //! - [`task`]: tokens, targets, enumeration of all inputs (the reference semantics);
-//! - [`model`]: models `(U, V, G)`, their brute-force evaluation and the fast exact verdict;
+//! - [`model`]: models `(U, V, G)` and the fast exact verdict (their brute-force evaluation, the
+//!   reference semantics, is behind the feature `oracle`: a test oracle the checker never runs);
 //! - [`rank1`]: the symmetry-reduced rank-1 constraint system;
 //! - [`ratio`]: the reduced single-row system of a row-ratio lemma;
 //! - [`relation`]: the reduced system of a case tree (rank `k - 1` forces a relation among
@@ -13,8 +14,8 @@
 //! - [`cert`]: certificate format v1 and its reader;
 //! - [`check`]: the checker, which trusts no floating-point number.
 //!
-//! Every lemma the checker relies on is stated and proved in `docs/PROOFS.md` and
-//! `docs/CASE_TREES.md` of the repository.
+//! Every lemma the checker relies on is stated and proved in `docs/PROOFS.md` of the
+//! repository.
 
 pub mod cert;
 pub mod check;

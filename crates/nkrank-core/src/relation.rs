@@ -12,7 +12,7 @@
 //! perturbation (strict feasibility survives adding a small nonnegative vector to a row's
 //! kernel) gives: **for some split of the rows into two nonempty sides `P` and `N`, there are
 //! strictly feasible rows `(x_i, w_i)` of the queries `q_i` with
-//! `sum_{i in P} x_i = sum_{i in N} x_i`.** The full proof is in `docs/CASE_TREES.md`.
+//! `sum_{i in P} x_i = sum_{i in N} x_i`.** The full proof is in `docs/PROOFS.md` section 12.2.
 //!
 //! So a certificate lists the queries and, for every split `{P, N}` (`2^(k-1) - 1` of them), a
 //! Motzkin certificate that the split's system has no strictly feasible point. Then no model
@@ -105,6 +105,13 @@ pub struct RelKey {
     pub others: Vec<Orbit>,
 }
 
+/// Membership pattern of coordinate `bit` in `rows` (bit `i` set: `rows[i]` has it).
+fn pattern_of(rows: &[u64], bit: u32) -> usize {
+    rows.iter()
+        .enumerate()
+        .fold(0usize, |p, (i, &q)| p | (((q >> bit) & 1) as usize) << i)
+}
+
 impl RowSet {
     /// Validates the queries (2 to [`MAX_ROWS`] distinct `m`-bit tokens) and computes regions.
     pub fn new(m: u32, length: u32, rows: &[u64]) -> Result<RowSet, String> {
@@ -134,11 +141,7 @@ impl RowSet {
         }
         let mut count = vec![0u32; 1 << rows.len()];
         for bit in 0..m {
-            let pattern = rows
-                .iter()
-                .enumerate()
-                .fold(0usize, |p, (i, &q)| p | (((q >> bit) & 1) as usize) << i);
-            count[pattern] += 1;
+            count[pattern_of(rows, bit)] += 1;
         }
         let (patterns, sizes) = count
             .iter()
@@ -233,25 +236,20 @@ impl RowSet {
         )
     }
 
-    /// The orbit of an arbitrary token.
+    /// The orbit of an arbitrary token: how many of its coordinates lie in each region.
     pub fn orbit_of(&self, z: u64) -> Orbit {
-        let mut counts = vec![0u32; self.patterns.len()];
-        for bit in 0..self.m {
-            if (z >> bit) & 1 == 1 {
-                let pattern = self
-                    .rows
-                    .iter()
-                    .enumerate()
-                    .fold(0u32, |p, (i, &q)| p | (((q >> bit) & 1) as u32) << i);
-                let idx = self
-                    .patterns
-                    .iter()
-                    .position(|&p| p == pattern)
-                    .expect("every coordinate lies in a nonempty region");
-                counts[idx] += 1;
-            }
-        }
-        Orbit(counts)
+        Orbit(
+            self.patterns
+                .iter()
+                .map(|&p| {
+                    (0..self.m)
+                        .filter(|&bit| {
+                            (z >> bit) & 1 == 1 && pattern_of(&self.rows, bit) == p as usize
+                        })
+                        .count() as u32
+                })
+                .collect(),
+        )
     }
 
     /// Every constraint of row `i`, in key order (solver and tests only).
@@ -363,68 +361,4 @@ pub fn orders(k: usize) -> Vec<Vec<usize>> {
         rec(k, &mut Vec::new(), &mut out);
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn regions_orbits_and_levels() {
-        // m = 6, three disjoint pairs: regions are the three pairs (patterns 1, 2, 4).
-        let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
-        assert_eq!(s.patterns, vec![1, 2, 4]);
-        assert_eq!(s.sizes, vec![2, 2, 2]);
-        assert_eq!(s.orbit_count(), 27);
-        assert_eq!(s.orbits().len(), 27);
-        assert_eq!(s.query_orbit(1), Orbit(vec![0, 2, 0]));
-        assert_eq!(s.orbit_of(0b010110), Orbit(vec![1, 1, 1]));
-        assert_eq!(s.level(2, &Orbit(vec![1, 1, 1])), 1);
-        // m = 7: a seventh coordinate outside every query forms region 0.
-        let t = RowSet::new(7, 3, &[0b0000011, 0b0001100, 0b0110000]).unwrap();
-        assert_eq!(t.patterns, vec![0, 1, 2, 4]);
-        assert_eq!(t.orbit_count(), 54);
-        assert_eq!(t.parse_orbit("1.2.0.1").unwrap(), Orbit(vec![1, 2, 0, 1]));
-        for bad in [
-            "1.2.0",
-            "2.0.0.0",
-            "01.0.0.0",
-            "-1.0.0.0",
-            "1.2.0.1.0",
-            "",
-            "a.0.0.0",
-        ] {
-            assert!(t.parse_orbit(bad).is_err(), "{bad}");
-        }
-        assert!(RowSet::new(6, 3, &[3, 3]).is_err());
-        assert!(RowSet::new(6, 3, &[3]).is_err());
-        assert!(RowSet::new(6, 3, &[3, 64]).is_err());
-        assert!(RowSet::new(6, 5, &[3, 12]).is_err());
-    }
-
-    #[test]
-    fn splits_are_the_unordered_two_sided_partitions() {
-        assert_eq!(splits(3), vec![vec![0], vec![0, 1], vec![0, 2]]);
-        assert_eq!(splits(4).len(), 7);
-        assert_eq!(splits(5).len(), 15);
-        assert_eq!(orders(3), vec![vec![0, 1, 2], vec![0, 2, 1], vec![1, 0, 2]]);
-        assert_eq!(orders(5).len(), 60);
-    }
-
-    #[test]
-    fn targets_and_coefficients() {
-        let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
-        let key = RelKey {
-            row: 0,
-            side: RatioSide::Low,
-            others: vec![Orbit(vec![1, 0, 0]), Orbit(vec![2, 2, 2])],
-        };
-        key.validate(&s).unwrap();
-        assert_eq!(key.target(&s), 1);
-        let c = key.coefficients(&s);
-        assert_eq!(c.len(), 6);
-        assert!(c.contains(&(RelVar::Kernel(0, Orbit(vec![2, 0, 0])), -1)));
-        assert!(c.contains(&(RelVar::Value(0, Orbit(vec![1, 0, 0])), 2)));
-        assert_eq!(s.row_constraints(0).len(), 2 * 27 * 28 / 2);
-    }
 }

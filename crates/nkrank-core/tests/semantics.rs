@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{perturbed_full_rank, rand_model};
+use common::{perturbed_full_rank, rand_model, with_values_shifted};
 use nkrank_core::model::bruteforce::{max_error_bruteforce, signed_error_range};
 use nkrank_core::model::levels::{max_error, verdict};
 use nkrank_core::rational::{half, q};
@@ -95,7 +95,7 @@ fn solving_models_and_the_exact_boundary() {
                 );
                 // Shift every output up so the worst high-side miss is exactly 1/2.
                 let d = half() - &hi;
-                let at = model.with_values_shifted(&d);
+                let at = with_values_shifted(&model, &d);
                 assert_eq!(max_error(&at, length), Some(half()), "m={m} N={length}");
                 assert!(
                     !verdict(&at, length).solves,
@@ -104,7 +104,7 @@ fn solving_models_and_the_exact_boundary() {
                 agree(&at, length, "at the boundary");
                 // Just below the boundary it solves (the error band is narrower than 1).
                 if hi.clone() - &lo < q(1, 1) {
-                    let below = model.with_values_shifted(&(d - q(1, 1000)));
+                    let below = with_values_shifted(&model, &(d - q(1, 1000)));
                     let e = max_error_bruteforce(&below, length).unwrap();
                     assert_eq!(verdict(&below, length).solves, e < half());
                     agree(&below, length, "just below the boundary");
@@ -198,7 +198,7 @@ fn longer_sequences_agree_with_brute_force() {
             let model = perturbed_full_rank(&mut rng, m);
             agree(&model, length, &format!("perturbed m={m} N={length} #{t}"));
             let (_, hi) = signed_error_range(&model, length).expect("valid model");
-            let at = model.with_values_shifted(&(half() - &hi));
+            let at = with_values_shifted(&model, &(half() - &hi));
             agree(&at, length, &format!("boundary m={m} N={length} #{t}"));
             assert!(!verdict(&at, length).solves);
             let random = rand_model(&mut rng, m, 1 + t, [0.0, 0.3, 0.7][t]);

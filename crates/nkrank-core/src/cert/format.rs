@@ -19,7 +19,7 @@ pub const KIND_FOOLING: &str = "fooling-set";
 /// `kind` of a case-tree certificate (proves `r*(m, N) >= rank`, `rank` = number of queries).
 pub const KIND_CASE_TREE: &str = "case-tree";
 /// `kind` of the parametric disjoint-pairs certificate (proves `r*(m, 3) >= rank` for
-/// `2 rank <= m`, one row identity for all `m`; `docs/CASE_TREES.md` section 9).
+/// `2 rank <= m`, one row identity for all `m`; Rule P, `docs/PROOFS.md` section 12.8).
 pub const KIND_PAIRS_RULE: &str = "pairs-rule";
 /// Every kind this version of the format knows, in the order of `docs/CERTIFICATES.md`.
 pub const KINDS: &[&str] = &[
@@ -301,7 +301,7 @@ pub struct RelationEntryJson {
     pub lambda: String,
 }
 
-/// The parametric disjoint-pairs certificate (`docs/CASE_TREES.md` section 9): multipliers on the
+/// The parametric disjoint-pairs certificate (Rule P, `docs/PROOFS.md` section 12.8): multipliers on the
 /// constraints of a generic row `q` (a pair) with two symbolic tokens, `a` at level 0 and `b` at
 /// level 2, whose combination is `gap * (x(a) - x(b))`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -82,7 +82,8 @@ pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
 
 /// Parses the stored bytes of a certificate file (plain or gzip), with the same limits and the
 /// same spelling rule as [`read_certificate`]. `path` only names the file in messages. The
-/// manifest check uses it so that the bytes it hashes are exactly the bytes it checks.
+/// manifest (crate `nkrank-manifest`) uses it so that the bytes it hashes are exactly the bytes
+/// it checks.
 pub fn certificate_from_bytes(raw: &[u8], path: &Path) -> Result<CertificateFile, String> {
     decode(raw)
         .and_then(|text| parse_certificate(&text))

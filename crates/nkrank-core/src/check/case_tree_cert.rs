@@ -2,7 +2,7 @@
 //!
 //! # What is checked
 //! The certificate names `k` distinct queries and how its cases are made (the lemmas, with
-//! proofs, are in [`crate::relation`] and `docs/CASE_TREES.md`):
+//! proofs, are in `docs/PROOFS.md` section 12, summarized in [`crate::relation`]):
 //! - `"splits"`: claims `r* >= k`; in a model of rank `k - 1` the rows satisfy
 //!   `sum_P x_i = sum_N x_i` for some split `{P, N}`. One leaf per split (`0 in P`, in
 //!   increasing order of the bit mask of `P`), with exactly that relation.
@@ -124,13 +124,12 @@ pub fn leaf_relations(
     }
     // Orders: each relation is a betweenness `x_b = x_a + x_c` of this order, and the edges
     // b - a, b - c of all relations form a forest (union-find finds a cycle).
+    // The position of every query in the order; a case that is not an order of the `k`
+    // queries (the caller enumerates only orders) is refused.
     let pos: Vec<usize> = (0..k)
-        .map(|i| {
-            case.iter()
-                .position(|&c| c == i)
-                .expect("a case is a permutation")
-        })
-        .collect();
+        .map(|i| case.iter().position(|&c| c == i))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("case {case:?} is not an order of the {k} queries"))?;
     let mut parent: Vec<usize> = (0..k).collect();
     fn root(p: &mut [usize], mut x: usize) -> usize {
         while p[x] != x {

@@ -2,7 +2,7 @@
 //!
 //! # What is checked
 //! The tree names `k` queries (`4 <= k <=` [`MAX_CHIROTOPE_ROWS`]) and claims `r* >= 4`: no
-//! model of rank 3 solves the task. Lemma C of `docs/CASE_TREES.md` section 8: in a model of
+//! model of rank 3 solves the task. Lemma C of `docs/PROOFS.md` section 12.7: in a model of
 //! rank 3 the rows' vectors `u_i` may be taken in general position; their chirotope `chi` (or
 //! its negation) is one of [`chirotopes`]`(k)`, and for every set of relations whose sign
 //! patterns are *vectors* of `chi` (sign patterns covered by circuits of `chi` that agree with

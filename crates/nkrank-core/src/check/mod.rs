@@ -6,7 +6,6 @@ pub mod case_tree_cert;
 pub mod chirotope_cert;
 pub mod combine;
 pub mod fooling_cert;
-pub mod manifest;
 pub mod model_cert;
 pub mod pairs_rule_cert;
 pub mod rank1_cert;

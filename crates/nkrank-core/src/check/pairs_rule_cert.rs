@@ -1,8 +1,8 @@
 //! Checking the parametric disjoint-pairs certificate (kind `pairs-rule`) in exact arithmetic.
 //!
 //! # What is checked
-//! The claim `r*(m, 3) >= R` rests on the rule of `docs/CASE_TREES.md` section 9 (the
-//! proposition of section 5.1 for every `m` at once): with the `R` disjoint pairs
+//! The claim `r*(m, 3) >= R` rests on Rule P of `docs/PROOFS.md` section 12.8 (Proposition DP
+//! of section 12.6 for every `m` at once): with the `R` disjoint pairs
 //! `q_i = {2i, 2i + 1}` (`2R <= m`) and any split `{P, N}` of Lemma S, every row `q_i` sees two
 //! tokens `a` (level 0) and `b` (level 2) besides its own query (level 2), and one fixed
 //! combination of that row's constraints equals `c (x_i(a) - x_i(b))` with `c > 0`; summing over

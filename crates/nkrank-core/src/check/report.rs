@@ -88,11 +88,10 @@ pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
 
 /// The table implied by the valid results.
 pub fn table_of(results: &[FileResult]) -> (Vec<TableRow>, Vec<&FileResult>) {
-    let valid: Vec<&FileResult> = results.iter().filter(|r| r.outcome.is_ok()).collect();
-    let proven: Vec<Proven> = valid
+    let (valid, proven): (Vec<&FileResult>, Vec<Proven>) = results
         .iter()
-        .map(|r| r.outcome.clone().expect("filtered"))
-        .collect();
+        .filter_map(|r| r.outcome.as_ref().ok().map(|p| (r, p.clone())))
+        .unzip();
     (build_table(&proven), valid)
 }
 

@@ -1,7 +1,8 @@
 //! The reference semantics: evaluate a model on every sequence of `({0,1}^m)^N`, exactly.
 //!
 //! This follows the definition of `docs/PROOFS.md` section 0 word for word (no reduction at all), so it
-//! is slow (`n^N` sequences) and serves only to test the fast paths on small `m`.
+//! is slow (`n^N` sequences) and serves only to test the fast paths on small `m`. It is behind
+//! the feature `oracle` (off by default): the checker never runs it.
 
 use super::Model;
 use crate::rational::Q;

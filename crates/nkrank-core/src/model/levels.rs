@@ -9,16 +9,24 @@
 //!
 //! All arithmetic is exact: each row's `k` and `w` are scaled to integers by the least common
 //! denominator, which leaves every sign and every ratio unchanged.
+//!
+//! The checker runs [`check_rows`]. The whole-model `verdict` and `max_error` that the solver
+//! uses, and the reference rows in big rationals that the tests compare with, are in the child
+//! module `oracle`, compiled only with the feature `oracle`.
 
 use super::scaled::ScaledModel;
 use super::Model;
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};
 use num_bigint::BigInt;
-use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+
+#[cfg(feature = "oracle")]
+mod oracle;
+#[cfg(feature = "oracle")]
+pub use oracle::{max_error, verdict, verdict_and_max_error, verdict_reference, Verdict};
 
 /// Which side of the target a constraint guards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,30 +64,6 @@ struct IntRow {
 }
 
 impl IntRow {
-    /// The reference construction: the row in big rationals, then scaled by its least common
-    /// denominator. Slow (a gcd per operation); kept to cross-check [`IntRow::from_scaled`].
-    fn from_rationals(model: &Model, q: Token, v_cols: &super::SparseMatrix) -> IntRow {
-        let (k, w) = model.row_moments(q, v_cols);
-        let mut den = BigInt::one();
-        for x in k.iter().chain(w.iter()) {
-            if !x.denom().is_one() {
-                den = den.lcm(x.denom());
-            }
-        }
-        let scale = |x: &Q| x.numer() * (&den / x.denom());
-        let mut row = IntRow {
-            q,
-            tokens: (0..k.len() as Token).collect(),
-            qi: q as usize,
-            level: levels_of(q, k.len()),
-            small: None,
-            k: k.iter().map(scale).collect(),
-            w: w.iter().map(scale).collect(),
-        };
-        row.small = row.narrow();
-        row
-    }
-
     /// The fast construction from a model scaled to integers (machine words where they fit).
     fn from_scaled(sm: &ScaledModel, q: Token) -> Result<IntRow, String> {
         let row = sm.row(q)?;
@@ -140,7 +124,8 @@ impl IntRow {
     }
 
     /// Minimizes `sum_{z in S} term(z)` over multisets `S = {q, a, b x (N-2)}` with least level
-    /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`).
+    /// `tau`; returns the minimum and the minimizing `(a, b)` (`None` for `N = 1`), or `None`
+    /// when no multiset has least level `tau`.
     fn min_total(
         &self,
         length: usize,
@@ -148,7 +133,7 @@ impl IntRow {
         side: Side,
         p: &BigInt,
         r: &BigInt,
-    ) -> (BigInt, Option<(usize, usize)>) {
+    ) -> Option<(BigInt, Option<(usize, usize)>)> {
         let c = Self::coefficients(tau, side, p, r);
         min_over_multisets(&self.level, self.qi, length, tau, |z| self.term(z, &c))
     }
@@ -204,25 +189,24 @@ impl IntRow {
         let (p, r) = (BigInt::one(), BigInt::from(2));
         for tau in self.taus(length) {
             for side in [Side::Low, Side::High] {
-                let (positive, ab) = match &small {
+                let least = match &small {
                     Some((k, w)) => {
                         let t = i128::from(tau);
                         let (cw, ck) = match side {
                             Side::Low => (2, 1 - 2 * t),
                             Side::High => (-2, 2 * t + 1),
                         };
-                        let (total, ab) =
-                            min_over_multisets(&self.level, self.qi, length, tau, |z| {
-                                cw * w[z] + ck * k[z]
-                            });
-                        (total > 0, ab)
+                        min_over_multisets(&self.level, self.qi, length, tau, |z| {
+                            cw * w[z] + ck * k[z]
+                        })
+                        .map(|(total, ab)| (total > 0, ab))
                     }
-                    None => {
-                        let (total, ab) = self.min_total(length, tau, side, &p, &r);
-                        (total.is_positive(), ab)
-                    }
+                    None => self
+                        .min_total(length, tau, side, &p, &r)
+                        .map(|(total, ab)| (total.is_positive(), ab)),
                 };
-                if !positive {
+                // No multiset with least level `tau`: nothing can fail here.
+                if let Some((false, ab)) = least {
                     return Some(self.witness(length, ab));
                 }
             }
@@ -281,7 +265,9 @@ impl IntRow {
                 // `best`, or finds a multiset that does and raises `best` to its miss.
                 loop {
                     let (p, r) = (best.numer().clone(), best.denom().clone());
-                    let (total, ab) = self.min_total(length, tau, side, &p, &r);
+                    let Some((total, ab)) = self.min_total(length, tau, side, &p, &r) else {
+                        break;
+                    };
                     if !total.is_negative() {
                         break;
                     }
@@ -307,19 +293,22 @@ const SMALL_BITS: u64 = 100;
 
 /// The least `term(q) + term(a) + (N - 2) term(b)` over a token `a` at level `tau` and a token
 /// `b` at level `>= tau` (L4), with the minimizing `(a, b)`; just `term(q)` for `N = 1`.
+/// `None` when no token lies at level `tau`: then no multiset has least level `tau` and there
+/// is nothing to minimize. (Every level `0..=|q|` of row `q` is inhabited, and the reduced rows
+/// keep a token of every level group, so this does not happen for `tau` in [`IntRow::taus`].)
 fn min_over_multisets<T>(
     level: &[u32],
     q: usize,
     length: usize,
     tau: u32,
     term: impl Fn(usize) -> T,
-) -> (T, Option<(usize, usize)>)
+) -> Option<(T, Option<(usize, usize)>)>
 where
     T: Clone + Ord + Zero + From<i64> + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
 {
     let own = term(q);
     if length == 1 {
-        return (own, None);
+        return Some((own, None));
     }
     let mut best_a: Option<(T, usize)> = None;
     let mut best_b: Option<(T, usize)> = None;
@@ -335,23 +324,9 @@ where
             best_b = Some((t, z));
         }
     }
-    // Every level 0..=|q| of row q is inhabited, so `best_a` exists.
-    let (va, a) = best_a.expect("level set is nonempty");
+    let (va, a) = best_a?;
     let (vb, b) = best_b.unwrap_or((T::zero(), a));
-    (own + va + vb * T::from(length as i64 - 2), Some((a, b)))
-}
-
-fn levels_of(q: Token, n: usize) -> Vec<u32> {
-    (0..n).map(|z| overlap(q, z as Token)).collect()
-}
-
-/// Outcome of the fast exact check of a model.
-#[derive(Clone, Debug)]
-pub struct Verdict {
-    /// True iff the error is below 1/2 on every input.
-    pub solves: bool,
-    /// A failing sequence when `solves` is false (the first in row order).
-    pub failure: Option<Witness>,
+    Some((own + va + vb * T::from(length as i64 - 2), Some((a, b))))
 }
 
 /// One row's verdict and (when asked) exact maximal error; `Err` carries a failing sequence.
@@ -376,86 +351,6 @@ fn worst_error(errors: impl IntoIterator<Item = Option<Q>>) -> Option<Q> {
         }
     }
     Some(worst)
-}
-
-/// Decides exactly whether the model's error is below 1/2 on every input of length `length`.
-pub fn verdict(model: &Model, length: usize) -> Verdict {
-    verdict_and_max_error(model, length, false).0
-}
-
-/// Exact maximal error over all inputs, or `None` if the model is invalid on some input.
-pub fn max_error(model: &Model, length: usize) -> Option<Q> {
-    let n = num_tokens(model.m());
-    let rows: Vec<Option<Q>> = match ScaledModel::new(model) {
-        Ok(sm) => (0..n)
-            .into_par_iter()
-            .map(|q| match IntRow::from_scaled(&sm, q as Token) {
-                Ok(mut row) => row.max_error(length),
-                Err(_) => reference_row(model, q as Token).max_error(length),
-            })
-            .collect(),
-        Err(_) => (0..n)
-            .into_par_iter()
-            .map(|q| reference_row(model, q as Token).max_error(length))
-            .collect(),
-    };
-    worst_error(rows)
-}
-
-fn reference_row(model: &Model, q: Token) -> IntRow {
-    IntRow::from_rationals(model, q, &model.v().transpose())
-}
-
-/// The verdict and, when `with_error` is set, the exact maximal error, computing each row's
-/// kernel only once. The error is `None` when not asked for;
-/// `Some(None)` means some input has zero kernel mass. The failure reported is the first in
-/// row order (the error is computed on failing models too). Models over the cost caps of [`ScaledModel::new`] (which only a hostile file
-/// would have) are evaluated by the slow reference path; the checker uses [`check_rows`],
-/// which refuses them instead.
-pub fn verdict_and_max_error(
-    model: &Model,
-    length: usize,
-    with_error: bool,
-) -> (Verdict, Option<Option<Q>>) {
-    let n = num_tokens(model.m());
-    let scaled = ScaledModel::new(model).ok();
-    let v_cols = model.v().transpose();
-    let rows: Vec<(Option<Witness>, Option<Option<Q>>)> = (0..n)
-        .into_par_iter()
-        .map(|q| {
-            let mut row = scaled
-                .as_ref()
-                .and_then(|sm| IntRow::from_scaled(sm, q as Token).ok())
-                .unwrap_or_else(|| IntRow::from_rationals(model, q as Token, &v_cols));
-            (
-                row.first_failure(length),
-                with_error.then(|| row.max_error(length)),
-            )
-        })
-        .collect();
-    let failure = rows.iter().find_map(|(f, _)| f.clone());
-    let error = with_error.then(|| worst_error(rows.into_iter().map(|(_, e)| e.flatten())));
-    (
-        Verdict {
-            solves: failure.is_none(),
-            failure,
-        },
-        error,
-    )
-}
-
-/// The verdict by the reference construction alone (big rationals, no scaling), for tests
-/// that cross-check the fast path.
-pub fn verdict_reference(model: &Model, length: usize) -> Verdict {
-    let v_cols = model.v().transpose();
-    let n = num_tokens(model.m());
-    let failure = (0..n).into_par_iter().find_map_first(|q| {
-        IntRow::from_rationals(model, q as Token, &v_cols).first_failure(length)
-    });
-    Verdict {
-        solves: failure.is_none(),
-        failure,
-    }
 }
 
 /// Why the checker did not accept a model.

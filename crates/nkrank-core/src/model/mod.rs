@@ -2,6 +2,7 @@
 //! `K = U V^T` with `U, V >= 0` of shape `n x r`, and a value table `G`, so that the output at a
 //! position whose token is `q` is `sum_j K(q,x_j) G(q,x_j) / sum_j K(q,x_j)`.
 
+#[cfg(feature = "oracle")]
 pub mod bruteforce;
 pub mod levels;
 pub mod matrix;
@@ -144,30 +145,6 @@ impl Model {
         &self.values
     }
 
-    /// Row `q` of the kernel and of `W = K o G`: `(k_z, w_z)` for every token `z`.
-    /// `v_cols` is `V` transposed (see [`SparseMatrix::transpose`]), computed once by the caller.
-    pub fn row_moments(&self, q: Token, v_cols: &SparseMatrix) -> (Vec<Q>, Vec<Q>) {
-        let n = num_tokens(self.m);
-        let mut k = vec![Q::zero(); n];
-        for (c, uc) in self.u.row(q as usize) {
-            for (z, vz) in v_cols.row(*c) {
-                k[*z] += uc * vz;
-            }
-        }
-        let w = k
-            .iter()
-            .enumerate()
-            .map(|(z, kz)| {
-                if kz.is_zero() {
-                    Q::zero()
-                } else {
-                    kz * self.values.get(q, z as Token)
-                }
-            })
-            .collect();
-        (k, w)
-    }
-
     /// `K(q, z)` computed directly from the definition.
     pub fn kernel(&self, q: Token, z: Token) -> Q {
         let mut s = Q::zero();
@@ -178,44 +155,5 @@ impl Model {
             }
         }
         s
-    }
-}
-
-impl Model {
-    /// The same model with every value shifted: `G'(q, z) = G(q, z) + d`, which shifts every
-    /// output by exactly `d` (outputs are convex combinations of values).
-    pub fn with_values_shifted(&self, d: &Q) -> Model {
-        let values = match &self.values {
-            Values::Dense(g) => {
-                let n = g.rows();
-                let mut shifted = SparseMatrix::zeros(n, n);
-                for q in 0..n {
-                    for z in 0..n {
-                        shifted.set(q, z, g.get(q, z) + d);
-                    }
-                }
-                Values::Dense(shifted)
-            }
-            Values::Levels(gamma) => Values::Levels(
-                gamma
-                    .iter()
-                    .map(|r| r.iter().map(|x| x + d).collect())
-                    .collect(),
-            ),
-            Values::Types(gamma) => Values::Types(
-                gamma
-                    .iter()
-                    .map(|b| {
-                        b.iter()
-                            .map(|r| r.iter().map(|x| x + d).collect())
-                            .collect()
-                    })
-                    .collect(),
-            ),
-        };
-        Model {
-            values,
-            ..self.clone()
-        }
     }
 }

@@ -42,17 +42,3 @@ impl Iterator for Sequences {
         Some(out)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_are_n_to_the_n() {
-        assert_eq!(Sequences::new(2, 3).count(), 64);
-        assert_eq!(Sequences::new(3, 1).count(), 8);
-        assert_eq!(Sequences::new(1, 0).count(), 1);
-        let all: Vec<_> = Sequences::new(1, 2).collect();
-        assert_eq!(all, vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]);
-    }
-}

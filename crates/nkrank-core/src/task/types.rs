@@ -42,28 +42,3 @@ pub fn multisets(count: usize, k: usize) -> Vec<Vec<usize>> {
     rec(count, k, 0, &mut cur, &mut out);
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn types_cover_tokens() {
-        let (m, w) = (4, 2);
-        let ts = types_of_row(m, w);
-        assert_eq!(ts.len(), 3 * 3);
-        for (k, &t) in ts.iter().enumerate() {
-            assert_eq!(type_index(m, w, t), k);
-            assert!(is_type(m, w, t));
-        }
-        assert!(!is_type(m, w, (3, 0)));
-        assert!(!is_type(m, w, (0, 3)));
-    }
-
-    #[test]
-    fn multiset_counts() {
-        assert_eq!(multisets(4, 2).len(), 10);
-        assert_eq!(multisets(3, 0), vec![Vec::<usize>::new()]);
-        assert_eq!(multisets(5, 3).len(), 35);
-    }
-}

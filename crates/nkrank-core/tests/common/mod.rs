@@ -207,3 +207,38 @@ pub fn farkas_holds_on_concrete_tokens(cert: &CertificateFile) -> bool {
         }
     })
 }
+
+/// The same model with every value shifted: `G'(q, z) = G(q, z) + d`, which shifts every
+/// output by exactly `d` (outputs are convex combinations of values).
+pub fn with_values_shifted(model: &Model, d: &Q) -> Model {
+    let values = match model.values() {
+        Values::Dense(g) => {
+            let n = g.rows();
+            let mut shifted = SparseMatrix::zeros(n, n);
+            for q in 0..n {
+                for z in 0..n {
+                    shifted.set(q, z, g.get(q, z) + d);
+                }
+            }
+            Values::Dense(shifted)
+        }
+        Values::Levels(gamma) => Values::Levels(
+            gamma
+                .iter()
+                .map(|r| r.iter().map(|x| x + d).collect())
+                .collect(),
+        ),
+        Values::Types(gamma) => Values::Types(
+            gamma
+                .iter()
+                .map(|b| {
+                    b.iter()
+                        .map(|r| r.iter().map(|x| x + d).collect())
+                        .collect()
+                })
+                .collect(),
+        ),
+    };
+    Model::new(model.m(), model.u().clone(), model.v().clone(), values)
+        .expect("shifting the values keeps every dimension")
+}

@@ -1,5 +1,13 @@
-//! The certificate manifest: one file that names every certificate of a folder with its SHA-256
-//! and its claim, and one root hash that identifies the whole set (`docs/CITING.md`).
+//! nkrank-manifest: the certificate manifest of nkrank. One file names every certificate of a
+//! folder with its SHA-256 and its claim, and one root hash identifies the whole set
+//! (`docs/CITING.md` of the repository).
+//!
+//! **What it is for.** The manifest is about the *integrity of a file set*: that the files a
+//! reader has are exactly the ones cited, byte for byte, and that each proves what the list
+//! says. It is not part of any proof. Every bound is proved by its certificate alone, checked by
+//! the trusted crate [`nkrank_core`]; this crate only hashes files, reads and writes the list,
+//! and hands each file's bytes to that checker. So it is kept out of the trusted proof checker,
+//! with its one extra dependency (`sha2`).
 //!
 //! Format (`MANIFEST`, ASCII, lines ending in `\n`, nothing else):
 //!
@@ -15,15 +23,16 @@
 //! lines, each with its `\n`, concatenated in that order: exactly the bytes of the file after its
 //! second line, so `tail -n +3 MANIFEST | sha256sum` reproduces it without this tool.
 //!
-//! Verifying a manifest means: the text is in this exact form, the root matches the body, each
-//! listed file exists and has the listed hash, the checker proves exactly the listed claim from
-//! those same bytes, the folder holds no certificate the manifest leaves out, and the bounds of the
-//! set do not contradict each other.
+//! Verifying a manifest ([`verify_manifest`], `nkrank-check --manifest`) means: the text is in
+//! this exact form, the root matches the body, each listed file exists and has the listed hash,
+//! the checker proves exactly the listed claim from those same bytes, the folder holds no
+//! certificate the manifest leaves out, and the bounds of the set do not contradict each other.
 
-use super::table::{build_table, contradictions};
-use super::{check, Bound, CheckOptions, Proven};
-use crate::cert::format::KINDS;
-use crate::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
+use nkrank_core::cert::format::KINDS;
+use nkrank_core::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
+use nkrank_core::check::report::collect_files;
+use nkrank_core::check::table::{build_table, contradictions};
+use nkrank_core::check::{check, Bound, CheckOptions, Proven};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path};
@@ -266,7 +275,7 @@ pub fn parse_manifest(text: &str) -> Result<Manifest, String> {
 /// The manifest path of every certificate file (`*.json`, `*.json.gz`) under `dir`, sorted by
 /// byte order. Fails on a name the manifest cannot spell.
 pub fn certificate_paths(dir: &Path) -> Result<Vec<String>, String> {
-    let files = super::report::collect_files(&[dir.to_path_buf()])?;
+    let files = collect_files(&[dir.to_path_buf()])?;
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         let rel = f
@@ -298,7 +307,7 @@ pub fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Hashes and checks one certificate from the same bytes. A panic inside the check (a bug) is a
-/// rejection, as in [`super::report::check_file`].
+/// rejection, as in [`nkrank_core::check::report::check_file`].
 pub fn hash_and_check(path: &Path, opts: CheckOptions) -> Result<(String, Proven), String> {
     let raw = read_capped(path)?;
     let hash = sha256_hex(&raw);
@@ -389,82 +398,4 @@ pub fn verify_manifest(manifest_path: &Path, opts: CheckOptions) -> Result<Verif
 
 fn read_manifest(path: &Path) -> Result<Vec<u8>, String> {
     read_stored(path, MAX_MANIFEST_BYTES).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cert::format::KIND_MODEL;
-
-    fn entry(path: &str, rank: u64) -> Entry {
-        Entry {
-            path: path.into(),
-            sha256: sha256_hex(path.as_bytes()),
-            kind: KIND_MODEL.into(),
-            m: 2,
-            length: 3,
-            bound: Bound::Upper,
-            rank,
-        }
-    }
-
-    #[test]
-    fn sha256_of_known_strings() {
-        // FIPS 180-2 test vectors.
-        assert_eq!(
-            sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
-        assert_eq!(
-            sha256_hex(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
-    }
-
-    #[test]
-    fn text_round_trips_and_root_is_hash_of_body() {
-        let es = vec![entry("len3/a.json", 4), entry("len3/b.json.gz", 5)];
-        let text = manifest_text(&es);
-        let parsed = parse_manifest(&text).unwrap();
-        assert_eq!(parsed.entries, es);
-        let body: String = text.lines().skip(2).map(|l| format!("{l}\n")).collect();
-        assert_eq!(parsed.root, sha256_hex(body.as_bytes()));
-    }
-
-    #[test]
-    fn malformed_manifests_are_rejected() {
-        let es = vec![entry("len3/a.json", 4), entry("len3/b.json", 5)];
-        let good = manifest_text(&es);
-        let cases: Vec<(String, &str)> = vec![
-            (good.replacen(" 4\n", " 7\n", 1), "root"),
-            (good.trim_end().to_string(), "newline"),
-            (
-                good.replace("nkrank-manifest v1", "nkrank-manifest v2"),
-                "first line",
-            ),
-            (good.replace('\n', "\r\n"), ""),
-            (
-                manifest_text(&[entry("len3/b.json", 5), entry("len3/a.json", 4)]),
-                "order",
-            ),
-            (
-                manifest_text(&[entry("len3/a.json", 4), entry("len3/a.json", 4)]),
-                "unique",
-            ),
-            (manifest_text(&[entry("../a.json", 4)]), "plain relative"),
-            (manifest_text(&[entry("/a.json", 4)]), "plain relative"),
-            (manifest_text(&[entry("a b.json", 4)]), "fields"),
-            (manifest_text(&[entry("a.txt", 4)]), ".json"),
-            (manifest_text(&[]), "no certificate"),
-            (good.replace(" upper ", " above "), "bound"),
-            (good.replacen(" 2 3 ", " 02 3 ", 1), "canonical"),
-            (good.replacen(" model ", " magic ", 1), "kind"),
-            (format!("{good}\n"), ""),
-        ];
-        for (text, needle) in cases {
-            let err = parse_manifest(&text).expect_err(&text);
-            assert!(err.contains(needle), "{err:?} should mention {needle:?}");
-            assert!(!err.contains('\n'), "one line: {err:?}");
-        }
-    }
 }

@@ -1,0 +1,455 @@
+//! Unit tests of the trusted core's modules, through the public API only (one module here per
+//! source file). Kept out of `src/` so that the trusted sources hold only what the checker runs.
+
+/// Tests of `src/task/sequences.rs`.
+mod sequences {
+    use nkrank_core::task::sequences::*;
+
+    #[test]
+    fn counts_are_n_to_the_n() {
+        assert_eq!(Sequences::new(2, 3).count(), 64);
+        assert_eq!(Sequences::new(3, 1).count(), 8);
+        assert_eq!(Sequences::new(1, 0).count(), 1);
+        let all: Vec<_> = Sequences::new(1, 2).collect();
+        assert_eq!(all, vec![vec![0, 0], vec![0, 1], vec![1, 0], vec![1, 1]]);
+    }
+}
+
+/// Tests of `src/task/types.rs`.
+mod types {
+    use nkrank_core::task::types::*;
+
+    #[test]
+    fn types_cover_tokens() {
+        let (m, w) = (4, 2);
+        let ts = types_of_row(m, w);
+        assert_eq!(ts.len(), 3 * 3);
+        for (k, &t) in ts.iter().enumerate() {
+            assert_eq!(type_index(m, w, t), k);
+            assert!(is_type(m, w, t));
+        }
+        assert!(!is_type(m, w, (3, 0)));
+        assert!(!is_type(m, w, (0, 3)));
+    }
+
+    #[test]
+    fn multiset_counts() {
+        assert_eq!(multisets(4, 2).len(), 10);
+        assert_eq!(multisets(3, 0), vec![Vec::<usize>::new()]);
+        assert_eq!(multisets(5, 3).len(), 35);
+    }
+}
+
+/// Tests of `src/rational.rs`.
+mod rational {
+    use nkrank_core::rational::*;
+
+    #[test]
+    fn parse_and_format_round_trip() {
+        for s in [
+            "0",
+            "1",
+            "-3",
+            "3/4",
+            "-7/2",
+            "123456789012345678901234567891/2",
+        ] {
+            assert_eq!(format_q(&parse_q(s).unwrap()), s);
+        }
+        for s in ["6/8", "4/2", "-0", "007", "0/5", "3/1", "-4/6"] {
+            assert!(
+                parse_q(s).unwrap_err().contains("non-canonical"),
+                "{s:?} accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn rejects_malformed() {
+        for s in [
+            "", "+1", "1/0", "1/-2", "--1", "1.5", " 1", "1 ", "a", "1/", "/2", "0x10", "1e5",
+        ] {
+            assert!(parse_q(s).is_err(), "{s:?} accepted");
+        }
+        // A multi-byte character where an error message cuts the text.
+        let accented = format!("{}é{}", "1".repeat(39), "2".repeat(40));
+        assert!(parse_q(&accented).unwrap_err().contains("malformed"));
+        let long = "9".repeat(MAX_RATIONAL_CHARS + 1);
+        assert!(parse_q(&long).is_err());
+    }
+}
+
+/// Tests of `src/check/table.rs`.
+mod table {
+    use nkrank_core::check::table::*;
+    use nkrank_core::check::{Bound, Proven};
+
+    fn p(m: u32, bound: Bound, rank: u64) -> Proven {
+        let kind = if bound == Bound::Lower {
+            "fooling-set"
+        } else {
+            "model"
+        };
+        Proven {
+            kind: kind.into(),
+            m,
+            length: 3,
+            bound,
+            rank,
+            max_error: None,
+            method: None,
+            command: None,
+        }
+    }
+
+    #[test]
+    fn monotonicity_carries_bounds() {
+        let proven = vec![
+            p(2, Bound::Lower, 2),
+            p(4, Bound::Upper, 5),
+            p(3, Bound::Upper, 9),
+            p(3, Bound::Lower, 2),
+        ];
+        let t = build_table(&proven);
+        assert_eq!(t.len(), 4);
+        let row = |m: u32| t.iter().find(|r| r.m == m).unwrap().clone();
+        assert_eq!((row(1).lower, row(1).upper), (1, Some(5)));
+        assert_eq!((row(2).lower, row(2).upper), (2, Some(5)));
+        assert_eq!(
+            (row(3).lower, row(3).upper, row(3).lower_source),
+            (2, Some(5), Some(3))
+        );
+        assert_eq!((row(4).lower, row(4).upper), (2, Some(5)));
+        assert_eq!(row(4).upper_source, Some(1));
+        assert_eq!(
+            (row(1).theory, row(2).theory, row(4).theory),
+            (None, Some(2), Some(2))
+        );
+        assert!(contradictions(&t).is_empty());
+        let bad = build_table(&[p(2, Bound::Lower, 6), p(3, Bound::Upper, 5)]);
+        assert_eq!(contradictions(&bad).len(), 4);
+    }
+}
+
+/// Tests of `src/check/combine.rs`.
+mod combine {
+    use nkrank_core::check::combine::*;
+    use nkrank_core::rational::{q, Q};
+    use num_bigint::BigInt;
+    use num_traits::{One, Zero};
+    use std::cmp::Ordering;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn integer_accumulation_equals_the_rational_sum() {
+        let ys = [q(1, 3), q(5, 6), q(7, 10), q(2, 1)];
+        let rows: [&[(u8, i64)]; 4] = [
+            &[(0, 1), (1, -2)],
+            &[(1, 3)],
+            &[(0, -4), (2, 1)],
+            &[(2, -1)],
+        ];
+        let mut c = Combination::new(ys.iter()).unwrap();
+        let mut exact: BTreeMap<u8, Q> = BTreeMap::new();
+        for (y, row) in ys.iter().zip(rows) {
+            c.add(y, row.iter().copied());
+            for &(v, a) in row {
+                *exact.entry(v).or_insert_with(Q::zero) += y * Q::from_integer(BigInt::from(a));
+            }
+        }
+        for (v, x) in &exact {
+            assert_eq!(&c.coefficient(v), x, "variable {v}");
+            assert_eq!(c.sign(v), x.cmp(&Q::zero()), "variable {v}");
+        }
+        assert_eq!(c.sign(&9), Ordering::Equal);
+    }
+
+    #[test]
+    fn a_huge_common_denominator_is_refused_before_summing() {
+        let big = BigInt::from(10).pow(4000);
+        let ys: Vec<Q> = (1..40)
+            .map(|i| Q::new(BigInt::one(), &big + BigInt::from(i)))
+            .collect();
+        let e = Combination::<u8>::new(ys.iter()).unwrap_err();
+        assert!(e.contains("cost cap"), "{e}");
+    }
+
+    #[test]
+    fn multipliers_must_be_positive_and_increasing() {
+        assert!(check_multiplier("m", &2, &q(1, 2), Some(&1)).is_ok());
+        assert!(check_multiplier("m", &2, &q(-1, 2), Some(&1)).is_err());
+        assert!(check_multiplier("m", &2, &q(0, 1), None).is_err());
+        assert!(check_multiplier("m", &1, &q(1, 2), Some(&1)).is_err());
+    }
+}
+
+/// Tests of `src/rank1.rs`.
+mod rank1 {
+    use nkrank_core::rank1::*;
+    use nkrank_core::task::types::types_of_row;
+
+    #[test]
+    fn indices_are_a_bijection() {
+        let m = 4;
+        let mut seen = vec![false; num_vars(m)];
+        for j in 0..=m {
+            seen[var_index(m, Var::Kernel(j))] = true;
+        }
+        for w in 0..=m {
+            for t in types_of_row(m, w) {
+                let i = var_index(m, Var::Value { query_weight: w, t });
+                assert!(!seen[i]);
+                seen[i] = true;
+            }
+        }
+        assert!(seen.iter().all(|&b| b));
+    }
+
+    #[test]
+    fn keys_validate() {
+        let k = ConstraintKey {
+            query_weight: 2,
+            side: SideKey::Low,
+            others: vec![(0, 1), (1, 0)],
+        };
+        assert!(k.validate(3, 3).is_ok());
+        assert_eq!(k.target(), 0);
+        assert!(k.validate(3, 2).is_err());
+        let bad = ConstraintKey {
+            query_weight: 2,
+            side: SideKey::Low,
+            others: vec![(1, 0), (0, 1)],
+        };
+        assert!(bad.validate(3, 3).is_err());
+        let bad = ConstraintKey {
+            query_weight: 2,
+            side: SideKey::Low,
+            others: vec![(0, 2), (1, 0)],
+        };
+        assert!(bad.validate(3, 3).is_err());
+        for key in all_constraints(3, 3) {
+            assert!(key.validate(3, 3).is_ok());
+        }
+    }
+}
+
+/// Tests of `src/chirotope.rs`.
+mod chirotope {
+    use nkrank_core::chirotope::*;
+
+    /// The sign `chi` reads for a sorted triple is the one stored at that triple's position in
+    /// [`triples`]: with a distinct label per position, the label read back is the position.
+    #[test]
+    fn triple_index_is_the_position_in_lexicographic_order() {
+        for k in 3..=7 {
+            let ts = triples(k);
+            let labelled = Chirotope {
+                k,
+                signs: (1..=ts.len() as i8).collect(),
+            };
+            for (i, t) in ts.iter().enumerate() {
+                assert_eq!(labelled.chi(t[0], t[1], t[2]), i as i8 + 1);
+            }
+        }
+    }
+
+    /// Chirotopes of random nonnegative integer configurations are all listed (up to sign).
+    #[test]
+    fn realized_configurations_are_enumerated() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for k in 4..=6 {
+            let all = chirotopes(k).unwrap();
+            let mut found = 0;
+            for _ in 0..200 {
+                let u: Vec<[i64; 3]> = (0..k)
+                    .map(|_| {
+                        [
+                            rng.gen_range(0..50),
+                            rng.gen_range(0..50),
+                            rng.gen_range(0..50),
+                        ]
+                    })
+                    .collect();
+                let det = |a: usize, b: usize, c: usize| {
+                    let (x, y, z) = (u[a], u[b], u[c]);
+                    x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0])
+                        + x[2] * (y[0] * z[1] - y[1] * z[0])
+                };
+                let signs: Vec<i8> = triples(k)
+                    .iter()
+                    .map(|t| det(t[0], t[1], t[2]).signum() as i8)
+                    .collect();
+                if signs.contains(&0) {
+                    continue;
+                }
+                let signs = if signs[0] < 0 {
+                    signs.iter().map(|s| -s).collect()
+                } else {
+                    signs
+                };
+                assert!(
+                    all.iter().any(|c| c.signs == signs),
+                    "k = {k}: a realized chirotope is missing"
+                );
+                found += 1;
+            }
+            assert!(found > 100);
+        }
+    }
+
+    #[test]
+    fn counts() {
+        // Four vectors: 8 sign vectors with chi(012) = +, one has a positive circuit.
+        assert_eq!(chirotopes(4).unwrap().len(), 7);
+        assert_eq!(chirotopes(5).unwrap().len(), 132);
+        assert_eq!(chirotopes(6).unwrap().len(), 5952);
+        assert!(chirotopes(2).is_err());
+        assert!(chirotopes(8).is_err());
+    }
+}
+
+/// Tests of `src/relation.rs`.
+mod relation {
+    use nkrank_core::ratio::RatioSide;
+    use nkrank_core::relation::*;
+
+    #[test]
+    fn regions_orbits_and_levels() {
+        // m = 6, three disjoint pairs: regions are the three pairs (patterns 1, 2, 4).
+        let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
+        assert_eq!(s.patterns, vec![1, 2, 4]);
+        assert_eq!(s.sizes, vec![2, 2, 2]);
+        assert_eq!(s.orbit_count(), 27);
+        assert_eq!(s.orbits().len(), 27);
+        assert_eq!(s.query_orbit(1), Orbit(vec![0, 2, 0]));
+        assert_eq!(s.orbit_of(0b010110), Orbit(vec![1, 1, 1]));
+        assert_eq!(s.level(2, &Orbit(vec![1, 1, 1])), 1);
+        // m = 7: a seventh coordinate outside every query forms region 0.
+        let t = RowSet::new(7, 3, &[0b0000011, 0b0001100, 0b0110000]).unwrap();
+        assert_eq!(t.patterns, vec![0, 1, 2, 4]);
+        assert_eq!(t.orbit_count(), 54);
+        assert_eq!(t.parse_orbit("1.2.0.1").unwrap(), Orbit(vec![1, 2, 0, 1]));
+        for bad in [
+            "1.2.0",
+            "2.0.0.0",
+            "01.0.0.0",
+            "-1.0.0.0",
+            "1.2.0.1.0",
+            "",
+            "a.0.0.0",
+        ] {
+            assert!(t.parse_orbit(bad).is_err(), "{bad}");
+        }
+        assert!(RowSet::new(6, 3, &[3, 3]).is_err());
+        assert!(RowSet::new(6, 3, &[3]).is_err());
+        assert!(RowSet::new(6, 3, &[3, 64]).is_err());
+        assert!(RowSet::new(6, 5, &[3, 12]).is_err());
+    }
+
+    #[test]
+    fn splits_are_the_unordered_two_sided_partitions() {
+        assert_eq!(splits(3), vec![vec![0], vec![0, 1], vec![0, 2]]);
+        assert_eq!(splits(4).len(), 7);
+        assert_eq!(splits(5).len(), 15);
+        assert_eq!(orders(3), vec![vec![0, 1, 2], vec![0, 2, 1], vec![1, 0, 2]]);
+        assert_eq!(orders(5).len(), 60);
+    }
+
+    #[test]
+    fn targets_and_coefficients() {
+        let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
+        let key = RelKey {
+            row: 0,
+            side: RatioSide::Low,
+            others: vec![Orbit(vec![1, 0, 0]), Orbit(vec![2, 2, 2])],
+        };
+        key.validate(&s).unwrap();
+        assert_eq!(key.target(&s), 1);
+        let c = key.coefficients(&s);
+        assert_eq!(c.len(), 6);
+        assert!(c.contains(&(RelVar::Kernel(0, Orbit(vec![2, 0, 0])), -1)));
+        assert!(c.contains(&(RelVar::Value(0, Orbit(vec![1, 0, 0])), 2)));
+        assert_eq!(s.row_constraints(0).len(), 2 * 27 * 28 / 2);
+    }
+}
+
+/// Tests of `src/ratio.rs`.
+mod ratio {
+    use nkrank_core::ratio::*;
+
+    fn inst(m: u32, w: u32, a: TokenSpec, b: TokenSpec) -> RatioInstance {
+        RatioInstance {
+            m,
+            length: 3,
+            query_weight: w,
+            a,
+            b,
+        }
+    }
+
+    #[test]
+    fn orbits_depend_on_m_minus_w_only_near_the_edge() {
+        use TokenSpec::*;
+        let x = inst(4, 4, Level(0), Level(2));
+        assert!(x.validate().is_ok());
+        // m = W: level 0 holds only the zero token, level W only q.
+        assert_eq!(
+            x.orbits(),
+            vec![
+                Orbit::Query,
+                Orbit::A,
+                Orbit::B,
+                Orbit::Class(1),
+                Orbit::Class(2),
+                Orbit::Class(3)
+            ]
+        );
+        let y = inst(5, 4, Level(0), Level(4));
+        assert!(y.validate().is_ok());
+        assert!(!y.orbits().contains(&Orbit::Class(4)));
+        let z = inst(6, 4, Level(0), Level(4));
+        assert!(z.orbits().contains(&Orbit::Class(4)));
+        assert!(inst(4, 4, Level(0), Level(4)).validate().is_err());
+        assert!(inst(4, 4, Query, Query).validate().is_err());
+        assert!(inst(4, 3, Level(0), Level(0)).validate().is_ok());
+        assert!(inst(3, 3, Level(0), Level(0)).validate().is_err());
+    }
+
+    #[test]
+    fn labels_round_trip() {
+        for o in [
+            Orbit::Query,
+            Orbit::A,
+            Orbit::B,
+            Orbit::Class(0),
+            Orbit::Class(17),
+        ] {
+            assert_eq!(Orbit::parse(&o.label()).unwrap(), o);
+        }
+        for bad in ["", "c", "c01", "c-1", "Q", "c1234", "d3"] {
+            assert!(Orbit::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn constraints_validate_and_targets() {
+        let x = inst(5, 3, TokenSpec::Level(1), TokenSpec::Level(2));
+        let all = x.all_constraints();
+        let n = x.orbits().len();
+        assert_eq!(all.len(), n * (n + 1));
+        for k in &all {
+            k.validate(&x).unwrap();
+        }
+        let k = RatioKey {
+            side: RatioSide::Low,
+            others: vec![Orbit::A, Orbit::Class(0)],
+        };
+        assert_eq!(k.target(&x), 0);
+        let k = RatioKey {
+            side: RatioSide::Low,
+            others: vec![Orbit::Query, Orbit::Query],
+        };
+        assert_eq!(k.target(&x), 3);
+    }
+}
