@@ -122,6 +122,7 @@ fn main() {
             restarts: nkrank::search::upper::DEFAULT_RESTARTS,
             known_upper: None,
             train_steps: None,
+            train_loss: None,
         };
         let t = Instant::now();
         let res = run(&opts);

@@ -73,6 +73,9 @@ enum Command {
         /// from m = 9 on).
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         steps: Option<u64>,
+        /// Training loss: `smooth-max` (default for m <= 9) or `hinge` (default from m = 10).
+        #[arg(long, value_enum)]
+        loss: Option<LossArg>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -273,6 +276,29 @@ impl EngineArg {
     }
 }
 
+/// `--loss` of `nkrank solve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LossArg {
+    SmoothMax,
+    Hinge,
+}
+
+impl LossArg {
+    fn loss(self) -> upper::train::Loss {
+        match self {
+            LossArg::SmoothMax => upper::train::Loss::SmoothMax,
+            LossArg::Hinge => upper::train::Loss::Hinge,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            LossArg::SmoothMax => "smooth-max",
+            LossArg::Hinge => "hinge",
+        }
+    }
+}
+
 /// Search options of `nkrank solve` beyond the bounds asked for.
 struct SearchArgs {
     time_limit: f64,
@@ -282,6 +308,7 @@ struct SearchArgs {
     shard: Option<upper::train::Shard>,
     known: Vec<PathBuf>,
     steps: Option<u64>,
+    loss: Option<LossArg>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -401,6 +428,7 @@ fn main() -> ExitCode {
             shard,
             known,
             steps,
+            loss,
         } => solve(
             m,
             length,
@@ -414,6 +442,7 @@ fn main() -> ExitCode {
                 shard,
                 known,
                 steps,
+                loss,
             },
         ),
         Command::Table {
@@ -554,6 +583,9 @@ fn solve(
             if let Some(s) = args.steps {
                 command += &format!(" --steps {s}");
             }
+            if let Some(l) = args.loss {
+                command += &format!(" --loss {}", l.name());
+            }
             // Rank 1 was just decided (impossible, or `--rank` asks for more than 1); known
             // certificates may say more.
             let mut dirs = args.known.clone();
@@ -604,6 +636,7 @@ fn solve(
                     known_bounds(&args.known, m, length).1
                 },
                 train_steps: args.steps.map(|s| s as usize),
+                train_loss: args.loss.map(LossArg::loss),
             };
             let t = Instant::now();
             match upper::run(&opts) {

@@ -459,6 +459,11 @@ fn largest_product(m: u32, length: u32, f: &FoolingJson) -> Option<Q> {
     crate::check::fooling_cert::max_product(&f.pairs, &rho).ok()
 }
 
+/// True for the rank-3 trees whose cases are chirotopes (one leaf each, or a cover).
+fn chirotope_cases(t: &CaseTreeJson) -> bool {
+    t.cases == "chirotopes" || t.cases == "chirotope-cover"
+}
+
 /// True when the queries are `k` disjoint pairs of adjacent bits `{2i, 2i + 1}`.
 fn disjoint_pairs(t: &CaseTreeJson) -> bool {
     t.cases == "splits"
@@ -477,6 +482,16 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
             "Lemma S (docs/PROOFS.md section 12.2). If a model of rank $k - 1$ solves Min-IP, then for some split of the $k$ queries into two nonempty sides $P \\ni q_1$ and $N$ there are strictly feasible rows $x_i$ of the queries with $\\sum_{{i \\in P}} x_i = \\sum_{{i \\in N}} x_i$ (the $k$ feature vectors $U[q_i, :]$ of $\\mathbb{{R}}^{{k-1}}_{{\\ge 0}}$ are linearly dependent, and a dependence of nonzero nonnegative vectors has coefficients of both signs). So closing every split proves $r^* \\ge k$; here $k = {k}$ and there are $2^{{k-1}} - 1 = {}$ splits.",
             t.leaves.len()
         ));
+    } else if chirotope_cases(t) {
+        let count = crate::chirotope::chirotopes(k).map_or(0, |c| c.len());
+        d.para(&format!(
+            "Lemma C and Theorem C (docs/PROOFS.md section 12.7). In a model of rank 3 the feature vectors $U[q_i, :]$ of the queries lie in $\\mathbb{{R}}^3_{{\\ge 0}}$; after a small perturbation that keeps the rows strictly feasible they are in general position, and the signs $\\chi(a, b, c)$ of their $3 \\times 3$ minors (up to one global sign) form one of the {count} acyclic sign vectors on the {k} queries that satisfy the 3-term Grassmann-Plücker relations; the checker enumerates them itself. For that $\\chi$, every family of relations $\\sum_P x = \\sum_N x$ whose sign patterns are vectors of $\\chi$ (covered by conformal circuits) and whose incidence graph with the queries is a forest holds together with strictly feasible rows (the positive coefficients are absorbed into row scales along the forest). So if every $\\chi$ has a closed leaf, no model of rank 3 exists: $r^* \\ge 4$.{}",
+            if t.cases == "chirotope-cover" {
+                " Here the leaves form a cover: each leaf closes every chirotope in which its relations are vectors, and the checker finds a leaf for each of them."
+            } else {
+                " Here there is one leaf per chirotope, in the order of the enumeration."
+            }
+        ));
     } else {
         d.para(&format!(
             "Lemma O (docs/PROOFS.md section 12.3). If a model of rank 2 solves Min-IP, then for some order of the queries (up to reversal) and every forest $F$ of betweenness triples of that order there are strictly feasible rows with $x_b = x_a + x_c$ for every triple $(a, b, c)$ of $F$ (the feature vectors lie in the quarter plane; one strictly between two others is a positive combination of them). So closing every order proves $r^* \\ge 3$; here there are $k!/2 = {}$ orders.",
@@ -489,6 +504,9 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
     }
     d.end_list();
     d.para("By symmetry (docs/PROOFS.md section 12.4) each row may be taken constant on the orbits of tokens under the coordinate permutations fixing every query; an orbit is labelled by how many coordinates the token has in each region of the queries (for example 1.0.2). $L_i(o_1, o_2)$ and $H_i(o_1, o_2)$ denote the low and high constraints of row $q_i$ with other tokens in orbits $o_1, o_2$. A leaf is closed by a Motzkin certificate: positive multipliers on constraints and multipliers $\\lambda$ on the relation equations whose combination vanishes on every $w$ and is $\\le 0$ on every $x$, so the rows cannot be strictly feasible.");
+    if chirotope_cases(t) {
+        d.para("In a chirotope leaf the system is that of the queries in the leaf's relations only, renumbered $1, 2, \\dots$ in increasing order, with the symmetry group of these queries: the rows $L_i$, $H_i$ and the orbits below refer to it, while the relations name the tree's queries.");
+    }
     if disjoint_pairs(t) {
         d.heading("The argument for disjoint pairs");
         d.para("The queries are disjoint pairs $q_i = \\{2i, 2i + 1\\}$ (docs/PROOFS.md section 12.6). In a split $\\{P, N\\}$ let $b$ be the union of the pairs in $P$ and $a$ the union of those in $N$. In row $q_i$ with $i \\in P$, $a$ is at level 0 and $b$ at level 2, and the identity");
@@ -511,6 +529,27 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
                 "split $P = \\{{{}\\}}$, $N = \\{{{}\\}}$",
                 idx(&leaf.case),
                 idx(&rest)
+            )
+        } else if t.cases == "chirotopes" {
+            let triples = crate::chirotope::triples(k);
+            let neg: Vec<String> = leaf
+                .case
+                .iter()
+                .filter_map(|&i| triples.get(i as usize))
+                .map(|[a, b, c]| format!("({}, {}, {})", a + 1, b + 1, c + 1))
+                .collect();
+            if neg.is_empty() {
+                "the chirotope with $\\chi = +1$ on every triple".to_string()
+            } else {
+                format!(
+                    "the chirotope with $\\chi = -1$ on the triples {} of queries",
+                    neg.join(", ")
+                )
+            }
+        } else if t.cases == "chirotope-cover" {
+            format!(
+                "every chirotope in which its relations are vectors (queries ${}$)",
+                idx(&leaf.case)
             )
         } else {
             format!("order ${}$", idx(&leaf.case))

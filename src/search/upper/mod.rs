@@ -55,6 +55,8 @@ pub struct UpperOptions {
     /// Adam steps per training restart (`--steps`); `None` keeps the default schedule of
     /// [`train::TrainConfig::for_m`].
     pub train_steps: Option<usize>,
+    /// The training loss (`--loss`); `None` keeps the default of [`train::TrainConfig::for_m`].
+    pub train_loss: Option<train::Loss>,
 }
 
 /// The engines of the low-rank search.
@@ -305,6 +307,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 rank,
                 restarts_done,
                 steps: opts.train_steps,
+                loss: opts.train_loss.map(|l| format!("{l:?}")),
             };
             while r >= opts.lower_bound.max(1)
                 && r < num_tokens_checked(opts.m)
@@ -349,7 +352,9 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     }
                 };
                 let Some(found) = train::search(
-                    &train::TrainConfig::for_m(opts.m, length).with_steps(opts.train_steps),
+                    &train::TrainConfig::for_m(opts.m, length)
+                        .with_steps(opts.train_steps)
+                        .with_loss(opts.train_loss),
                     opts.m,
                     r,
                     opts.seed,

@@ -151,6 +151,7 @@ fn run_writes_checked_certificates() {
         restarts: super::DEFAULT_RESTARTS,
         known_upper: None,
         train_steps: None,
+        train_loss: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -224,6 +225,7 @@ fn checkpoint_resumes() {
         restarts: 2,
         known_upper: None,
         train_steps: None,
+        train_loss: None,
     };
     let ck = Checkpoint {
         m: 3,
@@ -234,6 +236,7 @@ fn checkpoint_resumes() {
         rank: 1,
         restarts_done: 2,
         steps: None,
+        loss: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);
     ck.save(&path).expect("saved");
