@@ -843,8 +843,8 @@ fn round_features(a: &[Vec<f64>], bits: u32) -> Option<crate::model::SparseMatri
 }
 
 /// The trained model as it is: `U`, `V` rounded by [`round_features`] and every value `G(q, z)`
-/// to a multiple of `2^-16` (the training keeps a margin far wider than that), then the fast
-/// exact verdict. Values where the rounded kernel vanishes are left out.
+/// to a multiple of `2^-16` (the training keeps a margin far wider than that), then the
+/// checker's own row pass. Values where the rounded kernel vanishes are left out.
 fn exact_trained(fm: &FloatModel, length: usize, bits: u32) -> Option<Model> {
     use crate::model::{SparseMatrix, Values};
     use crate::rational::Q;
