@@ -60,3 +60,78 @@ fn plot_series_are_the_table_rows() {
         "{circles} markers for {bounds} bounds"
     );
 }
+
+/// Every certified and refuted row of `docs/error_vs_rank.csv` is what its committed
+/// certificate proves (rank, direction and, where the checker computes it, the exact maximal
+/// error), the least certified rank per `m` is the table's upper bound, and the error plot
+/// draws one marker per row with a value.
+#[test]
+fn error_vs_rank_rows_are_what_the_certificates_prove() {
+    use nkrank::check::Bound;
+    use nkrank::plot::errors::{parse, svg as error_svg, Status};
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("docs/error_vs_rank.csv")).unwrap();
+    let rows = parse(&text).unwrap();
+    let opts = CheckOptions {
+        max_error_up_to_m: 8,
+    };
+    let mut compared = 0;
+    for row in &rows {
+        let Some(cert) = row.certificate.as_ref().filter(|c| root.join(c).is_file()) else {
+            continue;
+        };
+        let proven = check_file(&root.join(cert), opts).outcome.unwrap();
+        assert_eq!(proven.m, row.m, "{cert}");
+        match &row.status {
+            Status::Certified { exact, .. } => {
+                assert_eq!(
+                    (proven.bound, proven.rank),
+                    (Bound::Upper, u64::from(row.rank))
+                );
+                if let Some(e) = proven.max_error {
+                    assert_eq!(&nkrank::rational::format_q(&e), exact, "{cert}");
+                    compared += 1;
+                }
+            }
+            Status::Refuted => {
+                assert_eq!(proven.bound, Bound::Lower, "{cert}");
+                assert!(proven.rank > u64::from(row.rank), "{cert}");
+            }
+            Status::Open { .. } => panic!("an open row names a committed certificate: {cert}"),
+        }
+    }
+    assert!(compared >= 8, "only {compared} exact errors compared");
+    let files = collect_files(&[root.join("certificates")]).unwrap();
+    let bounds_only = CheckOptions {
+        max_error_up_to_m: 0,
+    };
+    let results: Vec<_> = files.iter().map(|f| check_file(f, bounds_only)).collect();
+    for p in series(&results, 3).iter().filter(|p| p.m <= 10) {
+        let least = rows
+            .iter()
+            .filter(|r| r.m == p.m && matches!(r.status, Status::Certified { .. }))
+            .filter(|r| {
+                r.certificate
+                    .as_ref()
+                    .is_some_and(|c| root.join(c).is_file())
+            })
+            .map(|r| u64::from(r.rank))
+            .min();
+        assert_eq!(least, p.upper, "m = {}", p.m);
+    }
+    let drawn = rows
+        .iter()
+        .filter(|r| r.m >= 4)
+        .filter(|r| {
+            matches!(
+                r.status,
+                Status::Certified { .. }
+                    | Status::Open {
+                        best_float: Some(_)
+                    }
+            )
+        })
+        .count();
+    let doc = error_svg(&rows, 4).unwrap();
+    assert_eq!(doc.matches("<circle").count(), drawn);
+}

@@ -123,6 +123,7 @@ fn main() {
             known_upper: None,
             train_steps: None,
             train_loss: None,
+            start_model: None,
         };
         let t = Instant::now();
         let res = run(&opts);

@@ -76,6 +76,11 @@ enum Command {
         /// Training loss: `smooth-max` (default for m <= 9) or `hinge` (default from m = 10).
         #[arg(long, value_enum)]
         loss: Option<LossArg>,
+        /// A model certificate to start the training from: a model of rank r + 1 seeds the
+        /// descent to rank r (its least used feature pruned, or its two least used merged), a
+        /// model of rank r is itself the first start. The file is checked first.
+        #[arg(long)]
+        from: Option<PathBuf>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -124,11 +129,16 @@ enum Command {
         #[arg(long)]
         full: bool,
     },
-    /// Draw the certified bounds on r*(m, 3) against m (SVG), from the certificates.
+    /// Draw the certified bounds on r*(m, 3) against m (SVG), from the certificates; with
+    /// `--errors`, the maximal error against rank from the error-versus-rank data instead.
     Plot {
         /// Output SVG file.
         #[arg(long, default_value = "docs/bounds.svg")]
         out: PathBuf,
+        /// Draw the error-versus-rank data of this CSV file (`docs/error_vs_rank.csv`) for
+        /// m >= 4 instead of the bounds.
+        #[arg(long)]
+        errors: Option<PathBuf>,
         /// Certificate files or folders.
         #[arg(default_value = "certificates")]
         paths: Vec<PathBuf>,
@@ -309,6 +319,7 @@ struct SearchArgs {
     known: Vec<PathBuf>,
     steps: Option<u64>,
     loss: Option<LossArg>,
+    from: Option<PathBuf>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -429,6 +440,7 @@ fn main() -> ExitCode {
             known,
             steps,
             loss,
+            from,
         } => solve(
             m,
             length,
@@ -443,6 +455,7 @@ fn main() -> ExitCode {
                 known,
                 steps,
                 loss,
+                from,
             },
         ),
         Command::Table {
@@ -460,7 +473,10 @@ fn main() -> ExitCode {
             };
             nkrank::explain::explain(&file, style, full).map(|text| print!("{text}"))
         }
-        Command::Plot { out, paths } => plot(&out, &paths),
+        Command::Plot { out, errors, paths } => match errors {
+            Some(csv) => plot_errors(&out, &csv),
+            None => plot(&out, &paths),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -502,6 +518,31 @@ fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
         secs,
         path.display()
     );
+}
+
+/// The model of the certificate at `path` as a training start for `m` (`--from`), after the
+/// checker accepted the file; `None` when the certificate is for another `m`.
+fn start_model(path: &Path, m: u32) -> Result<Option<(String, upper::train::FloatModel)>, String> {
+    let cert = nkrank::cert::io::read_certificate(path)?;
+    let proven = nkrank::check::check(&cert, Default::default())
+        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    let json = cert
+        .model
+        .as_ref()
+        .ok_or_else(|| format!("{}: --from needs a model certificate", path.display()))?;
+    if cert.m != m {
+        eprintln!(
+            "  --from {} holds a model for m = {}; not used for m = {m}",
+            path.display(),
+            cert.m
+        );
+        return Ok(None);
+    }
+    let model = nkrank::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
+    Ok(Some((
+        format!("the rank-{} model of {}", proven.rank, path.display()),
+        upper::train::FloatModel::from_model(&model),
+    )))
 }
 
 fn solve(
@@ -586,6 +627,13 @@ fn solve(
             if let Some(l) = args.loss {
                 command += &format!(" --loss {}", l.name());
             }
+            let start_model = match &args.from {
+                Some(path) => {
+                    command += &format!(" --from {}", path.display());
+                    start_model(path, m)?
+                }
+                None => None,
+            };
             // Rank 1 was just decided (impossible, or `--rank` asks for more than 1); known
             // certificates may say more.
             let mut dirs = args.known.clone();
@@ -637,6 +685,7 @@ fn solve(
                 },
                 train_steps: args.steps.map(|s| s as usize),
                 train_loss: args.loss.map(LossArg::loss),
+                start_model,
             };
             let t = Instant::now();
             match upper::run(&opts) {
@@ -831,6 +880,19 @@ fn plot(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
         ensure_writable(dir)?;
     }
     let svg = nkrank::plot::svg(&series, 3)?;
+    nkrank::cert::io::write_atomic(out, svg.as_bytes())?;
+    eprintln!("wrote {}", out.display());
+    Ok(())
+}
+
+fn plot_errors(out: &Path, csv: &Path) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(csv).map_err(|e| format!("cannot read {}: {e}", csv.display()))?;
+    let rows = nkrank::plot::errors::parse(&text).map_err(|e| format!("{}: {e}", csv.display()))?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        ensure_writable(dir)?;
+    }
+    let svg = nkrank::plot::errors::svg(&rows, 4)?;
     nkrank::cert::io::write_atomic(out, svg.as_bytes())?;
     eprintln!("wrote {}", out.display());
     Ok(())

@@ -143,11 +143,22 @@ fn capped_sum(margins: &[f64]) -> f64 {
 }
 
 /// All rows with `V` fixed, in parallel; returns `U` and every row's margin.
-pub(crate) fn u_step(m: u32, length: usize, v: &Mat) -> Option<(Mat, Vec<f64>)> {
+pub(crate) fn u_step(
+    m: u32,
+    length: usize,
+    v: &Mat,
+    deadline: Option<Instant>,
+) -> Option<(Mat, Vec<f64>)> {
     let n = num_tokens(m);
+    // Past the deadline the remaining rows are skipped, so the step gives up (time limit).
     let rows: Vec<Option<(Vec<f64>, f64)>> = (0..n)
         .into_par_iter()
-        .map(|q| row_step(m, length, q as Token, v))
+        .map(|q| {
+            if deadline.is_some_and(|d| Instant::now() > d) {
+                return None;
+            }
+            row_step(m, length, q as Token, v)
+        })
         .collect();
     let mut u = Vec::with_capacity(n);
     let mut margins = Vec::with_capacity(n);
@@ -194,7 +205,7 @@ pub fn search(
             if Instant::now() > deadline {
                 return None;
             }
-            let (u, margins) = u_step(m, length, &v)?;
+            let (u, margins) = u_step(m, length, &v, Some(deadline))?;
             let least = margins.iter().cloned().fold(f64::INFINITY, f64::min);
             if least > MARGIN_TOL {
                 log(&format!(
@@ -371,7 +382,7 @@ pub fn step_cost(m: u32, length: usize, r: usize, seed: u64) -> Option<(f64, f64
         })
         .collect();
     let t = Instant::now();
-    let (u, _) = u_step(m, length, &v)?;
+    let (u, _) = u_step(m, length, &v, None)?;
     let tu = t.elapsed().as_secs_f64();
     let t = Instant::now();
     v_step(m, length, &u, r, None)?;

@@ -57,6 +57,9 @@ pub struct UpperOptions {
     pub train_steps: Option<usize>,
     /// The training loss (`--loss`); `None` keeps the default of [`train::TrainConfig::for_m`].
     pub train_loss: Option<train::Loss>,
+    /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
+    /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
+    pub start_model: Option<(String, train::FloatModel)>,
 }
 
 /// The engines of the low-rank search.
@@ -318,6 +321,23 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     Some(ck) if ck == ck_at(r, ck.restarts_done) => ck.restarts_done,
                     _ => 0,
                 };
+                // A given model (`--from`) starts the search at its own rank or one below.
+                if starts.is_empty() && skip == 0 {
+                    if let Some((name, fm)) =
+                        opts.start_model.as_ref().filter(|(_, f)| f.m == opts.m)
+                    {
+                        if fm.r == r + 1 {
+                            log(&format!("train: descent from {name}"));
+                            starts = train::descent_starts(fm)
+                                .into_iter()
+                                .map(|(o, f)| (format!("{o} of {name}"), f))
+                                .collect();
+                        } else if fm.r == r {
+                            log(&format!("train: starting from {name}"));
+                            starts = vec![(name.clone(), fm.clone())];
+                        }
+                    }
+                }
                 // The descent starts from the model of the rank certified last, saved beside
                 // the checkpoint; an interrupted run has them back unless they were tried.
                 if starts.is_empty() && skip == 0 {

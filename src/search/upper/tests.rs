@@ -152,6 +152,7 @@ fn run_writes_checked_certificates() {
         known_upper: None,
         train_steps: None,
         train_loss: None,
+        start_model: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -226,6 +227,7 @@ fn checkpoint_resumes() {
         known_upper: None,
         train_steps: None,
         train_loss: None,
+        start_model: None,
     };
     let ck = Checkpoint {
         m: 3,

@@ -13,6 +13,7 @@
 //! floats (and hence the model) do not depend on the number of threads. Nothing here is
 //! trusted: the caller polishes with LPs ([`super::alternating`]) and the exact check decides.
 
+use super::rationalize::to_f64;
 use crate::model::Model;
 use crate::task::{num_tokens, overlap, Token};
 use rand::{Rng, SeedableRng};
@@ -27,6 +28,10 @@ const L4_PER_SIDE: usize = 6;
 
 /// Rows per chunk of the deterministic reductions (independent of the thread count).
 const CHUNK: usize = 8;
+
+/// The log-feature that stands for an exact zero in [`FloatModel::from_model`] (`e^-40` is
+/// below every entry the training produces).
+pub const LOG_ZERO: f64 = -40.0;
 
 /// A float model with positive features: `U = exp(a)`, `V = exp(b)`, values `g`.
 #[derive(Clone, Debug)]
@@ -100,6 +105,33 @@ impl FloatModel {
             b: b.to_vec(),
             g: g.to_vec(),
         })
+    }
+
+    /// The float form of an exact model (a start for training or rank descent): `a = ln U`,
+    /// `b = ln V` (a zero entry becomes [`LOG_ZERO`], a feature too small to matter), `g = G`.
+    pub fn from_model(model: &Model) -> FloatModel {
+        let (m, r) = (model.m(), model.rank());
+        let n = num_tokens(m);
+        let logs = |mat: &crate::model::SparseMatrix| -> Vec<f64> {
+            let mut out = vec![LOG_ZERO; n * r];
+            for (i, c, x) in mat.entries() {
+                let v = to_f64(x);
+                if v > 0.0 {
+                    out[i * r + c] = v.ln().max(LOG_ZERO);
+                }
+            }
+            out
+        };
+        let g = (0..n * n)
+            .map(|i| to_f64(&model.values().get((i / n) as Token, (i % n) as Token)))
+            .collect();
+        FloatModel {
+            m,
+            r,
+            a: logs(model.u()),
+            b: logs(model.v()),
+            g,
+        }
     }
 
     /// `U` as rows of floats.
@@ -888,6 +920,7 @@ fn exact_minmax(
     u: &[Vec<f64>],
     v: &[Vec<f64>],
     bits: u32,
+    deadline: Instant,
 ) -> Option<(Model, f64)> {
     use super::rationalize::{simplest_within, to_f64};
     use crate::model::{SparseMatrix, Values};
@@ -906,6 +939,10 @@ fn exact_minmax(
     let rows: Vec<Option<RowValues>> = (0..n)
         .into_par_iter()
         .map(|q| {
+            // Past the deadline the remaining rows are skipped (the time limit binds).
+            if Instant::now() > deadline {
+                return None;
+            }
             let (k, _) = probe.row_moments(q as Token, &vt);
             let kf: Vec<f64> = k.iter().map(to_f64).collect();
             let (g, lambda) = row_values_minmax(m, length, q as Token, &kf)?;
@@ -1001,7 +1038,7 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
     if err < 0.5 {
         let u = fm.u_rows();
         for bits in [20, 32] {
-            if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits) {
+            if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits, deadline) {
                 return (
                     Some((model, "trained U, V; values by min-max row LPs")),
                     fm,
@@ -1016,10 +1053,10 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
     }
     // Rows given V: each row's features and moments by its exact L4 LP (maximal margin), then
     // the values again by the min-max LP of the rounded kernel.
-    if let Some((u, margins)) = super::alternating::u_step(m, length, &v) {
+    if let Some((u, margins)) = super::alternating::u_step(m, length, &v, Some(deadline)) {
         if margins.iter().all(|&d| d > super::structured::MARGIN_TOL) {
             for bits in [20, 32] {
-                if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits) {
+                if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits, deadline) {
                     return (
                         Some((model, "U by row LPs given V; values by min-max row LPs")),
                         fm,
@@ -1260,6 +1297,48 @@ mod tests {
                 assert_eq!(Some(e), max_error_bruteforce(&found.model, 3));
             }
         }
+    }
+
+    /// A certified model read back as a float start keeps its kernel and values, so its float
+    /// maximal error is the exact one (up to rounding), and a search started from it (`--from`)
+    /// finds a model at once.
+    #[test]
+    fn exact_models_become_float_starts() {
+        use num_traits::ToPrimitive;
+        let found = search(
+            &TrainConfig::for_m(4, 3),
+            4,
+            2,
+            1,
+            Shard::ALL,
+            4,
+            Vec::new(),
+            0,
+            far(),
+            &|_| {},
+            &|_| {},
+        )
+        .expect("found");
+        let fm = FloatModel::from_model(&found.model);
+        assert_eq!((fm.m, fm.r), (4, 2));
+        let exact = exact_max_error(&found.model, 3).expect("valid");
+        let float = max_error(&fm, 3);
+        assert!((float - exact.to_f64().expect("finite")).abs() < 1e-6);
+        let again = search(
+            &TrainConfig::for_m(4, 3),
+            4,
+            2,
+            7,
+            Shard::ALL,
+            1,
+            vec![("given".into(), fm)],
+            0,
+            far(),
+            &|_| {},
+            &|_| {},
+        )
+        .expect("found from the start");
+        assert_eq!(again.origin, "given");
     }
 
     #[test]

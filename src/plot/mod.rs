@@ -2,6 +2,8 @@
 //! theory curve and `2^m` for reference. The data are exactly the rows of `nkrank table` (one
 //! function, [`series`], shared with the test that compares them); only [`svg`] draws.
 
+pub mod errors;
+
 use crate::check::report::{table_of, FileResult};
 
 /// One point of the plot: the table's row for `m`.
