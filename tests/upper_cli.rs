@@ -57,3 +57,47 @@ fn bad_shards_and_restarts_are_rejected() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+/// `--from` starts the training from a checked model certificate: a certificate of the asked
+/// rank is itself the first start (found at once, and the command records the file); anything
+/// that is not a valid model certificate is a clean error.
+#[test]
+fn training_starts_from_a_certificate() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("certificates/len3/m05-upper-r3-model.json");
+    let lower = root.join("certificates/len3/m05-lower-r3-case-tree.json");
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-from-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let solve = |from: &std::path::Path| {
+        nkrank(&[
+            "solve",
+            "--m",
+            "5",
+            "--rank",
+            "3",
+            "--engine",
+            "train",
+            "--restarts",
+            "1",
+            "--time-limit",
+            "300",
+            "--out",
+            &d,
+            "--from",
+            &from.to_string_lossy(),
+        ])
+    };
+    let (ok, err) = solve(&lower);
+    assert!(!ok, "a case tree accepted as --from");
+    assert!(err.contains("model certificate"), "{err}");
+    let (ok, err) = solve(&model);
+    assert!(ok, "{err}");
+    assert!(err.contains("starting from the rank-3 model"), "{err}");
+    let written = dir.join("len3/m05-upper-r3-model.json");
+    let text = std::fs::read_to_string(&written).expect("a certificate was written");
+    assert!(
+        text.contains("--from"),
+        "the command does not record --from"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
