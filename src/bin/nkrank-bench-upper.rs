@@ -124,6 +124,7 @@ fn main() {
             train_steps: None,
             train_loss: None,
             start_model: None,
+            train_polish: None,
         };
         let t = Instant::now();
         let res = run(&opts);

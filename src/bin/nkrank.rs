@@ -81,6 +81,11 @@ enum Command {
         /// model of rank r is itself the first start. The file is checked first.
         #[arg(long)]
         from: Option<PathBuf>,
+        /// LP polishing of a trained model that errs by 1/2 or more: `all` (every row's U by
+        /// its LP given V, then every row's values; at m = 10 about 2,000 LPs) or `worst-rows`
+        /// (only the rows within 0.002 of 1/2 or above; the others keep their trained values).
+        #[arg(long, value_enum)]
+        polish: Option<PolishArg>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -309,6 +314,29 @@ impl LossArg {
     }
 }
 
+/// `--polish` of `nkrank solve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum PolishArg {
+    All,
+    WorstRows,
+}
+
+impl PolishArg {
+    fn polish(self) -> upper::train::Polish {
+        match self {
+            PolishArg::All => upper::train::Polish::All,
+            PolishArg::WorstRows => upper::train::Polish::WorstRows,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            PolishArg::All => "all",
+            PolishArg::WorstRows => "worst-rows",
+        }
+    }
+}
+
 /// Search options of `nkrank solve` beyond the bounds asked for.
 struct SearchArgs {
     time_limit: f64,
@@ -320,6 +348,7 @@ struct SearchArgs {
     steps: Option<u64>,
     loss: Option<LossArg>,
     from: Option<PathBuf>,
+    polish: Option<PolishArg>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -441,6 +470,7 @@ fn main() -> ExitCode {
             steps,
             loss,
             from,
+            polish,
         } => solve(
             m,
             length,
@@ -456,6 +486,7 @@ fn main() -> ExitCode {
                 steps,
                 loss,
                 from,
+                polish,
             },
         ),
         Command::Table {
@@ -627,6 +658,9 @@ fn solve(
             if let Some(l) = args.loss {
                 command += &format!(" --loss {}", l.name());
             }
+            if let Some(p) = args.polish {
+                command += &format!(" --polish {}", p.name());
+            }
             let start_model = match &args.from {
                 Some(path) => {
                     command += &format!(" --from {}", path.display());
@@ -686,6 +720,7 @@ fn solve(
                 train_steps: args.steps.map(|s| s as usize),
                 train_loss: args.loss.map(LossArg::loss),
                 start_model,
+                train_polish: args.polish.map(PolishArg::polish),
             };
             let t = Instant::now();
             match upper::run(&opts) {

@@ -35,7 +35,7 @@ pub fn worth_trying(m: u32, rank: usize) -> bool {
 pub(crate) type Mat = Vec<Vec<f64>>;
 
 /// The LP of row `q` with `V` fixed: returns `(u, margin)`.
-fn row_step(m: u32, length: usize, q: Token, v: &Mat) -> Option<(Vec<f64>, f64)> {
+pub(crate) fn row_step(m: u32, length: usize, q: Token, v: &Mat) -> Option<(Vec<f64>, f64)> {
     let n = num_tokens(m);
     let r = v[0].len();
     let mut vars = ProblemVariables::new();

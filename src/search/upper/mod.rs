@@ -57,6 +57,8 @@ pub struct UpperOptions {
     pub train_steps: Option<usize>,
     /// The training loss (`--loss`); `None` keeps the default of [`train::TrainConfig::for_m`].
     pub train_loss: Option<train::Loss>,
+    /// The LP polishing of trained models (`--polish`); `None` keeps [`train::Polish::All`].
+    pub train_polish: Option<train::Polish>,
     /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
     /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
     pub start_model: Option<(String, train::FloatModel)>,
@@ -311,6 +313,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 restarts_done,
                 steps: opts.train_steps,
                 loss: opts.train_loss.map(|l| format!("{l:?}")),
+                polish: opts.train_polish.map(|p| format!("{p:?}")),
             };
             while r >= opts.lower_bound.max(1)
                 && r < num_tokens_checked(opts.m)
@@ -374,7 +377,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 let Some(found) = train::search(
                     &train::TrainConfig::for_m(opts.m, length)
                         .with_steps(opts.train_steps)
-                        .with_loss(opts.train_loss),
+                        .with_loss(opts.train_loss)
+                        .with_polish(opts.train_polish),
                     opts.m,
                     r,
                     opts.seed,

@@ -153,6 +153,7 @@ fn run_writes_checked_certificates() {
         train_steps: None,
         train_loss: None,
         start_model: None,
+        train_polish: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -228,6 +229,7 @@ fn checkpoint_resumes() {
         train_steps: None,
         train_loss: None,
         start_model: None,
+        train_polish: None,
     };
     let ck = Checkpoint {
         m: 3,
@@ -239,6 +241,7 @@ fn checkpoint_resumes() {
         restarts_done: 2,
         steps: None,
         loss: None,
+        polish: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);
     ck.save(&path).expect("saved");
