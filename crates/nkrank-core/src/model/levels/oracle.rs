@@ -59,6 +59,7 @@ impl IntRow {
             small: None,
             k: k.iter().map(scale).collect(),
             w: w.iter().map(scale).collect(),
+            den: Vec::new(),
         };
         row.small = row.narrow();
         row
