@@ -8,7 +8,9 @@
 //! per level decides a row in `O(n m)` instead of `O(n^(N-1))`.
 //!
 //! All arithmetic is exact: each row's `k` and `w` are scaled to integers by the least common
-//! denominator, which leaves every sign and every ratio unchanged.
+//! denominator, which leaves every sign and every ratio unchanged, or, when that denominator
+//! would be over the cost cap, kept as one unreduced fraction per token and compared by
+//! cross-multiplication (`docs/PROOFS.md`, Lemma S5).
 //!
 //! The checker runs [`check_rows`]. The whole-model `verdict` and `max_error` that the solver
 //! uses, and the reference rows in big rationals that the tests compare with, are in the child

@@ -15,7 +15,10 @@
 //!   `E_q L`.
 //!
 //! Each row is built in `i128` with checked arithmetic when its numbers fit, else in big
-//! integers under the caps of the cost model ([`bits_cap`]).
+//! integers under the caps of the cost model ([`bits_cap`]). When `L` would be over the cap
+//! (dense values with many distinct denominators), the row keeps one unreduced fraction per
+//! token instead, `k''_z d_z / (H_z d_z)` and `k''_z g_z / (H_z d_z)`, which is row `q` of `K`
+//! and of `W` times `E_q` (Lemma S5), under the budget of the rows in big integers.
 
 use super::levels::{BIG_OP_WORDS, BIG_ROWS_BUDGET};
 use super::{Model, Values};
