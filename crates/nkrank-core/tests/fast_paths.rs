@@ -6,13 +6,12 @@
 mod common;
 
 use common::{perturbed_full_rank, rand_model};
-use nkrank_core::model::bruteforce::max_error_bruteforce;
-use nkrank_core::model::levels::{
-    check_rows, check_rows_with_row_cap, verdict_reference, RowsRefused,
-};
+use nkrank_core::model::levels::{check_rows, check_rows_with_row_cap, RowsRefused};
 use nkrank_core::model::{Model, SparseMatrix, Values};
 use nkrank_core::rational::{half, q, Q};
 use nkrank_core::task::{num_tokens, target};
+use nkrank_oracle::bruteforce::max_error_bruteforce;
+use nkrank_oracle::levels::verdict_reference;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use rand::Rng;
@@ -45,10 +44,10 @@ fn rescale_columns(model: &Model, rng: &mut ChaCha8Rng) -> Model {
     let mut u = SparseMatrix::zeros(n, r);
     let mut v = SparseMatrix::zeros(n, r);
     for (i, c, x) in model.u().entries() {
-        u.set(i, c, x / &s[c]);
+        u.set(i, c, x / &s[c]).unwrap();
     }
     for (i, c, x) in model.v().entries() {
-        v.set(i, c, x * &s[c]);
+        v.set(i, c, x * &s[c]).unwrap();
     }
     Model::new(model.m(), u, v, model.values().clone()).unwrap()
 }
@@ -62,7 +61,7 @@ fn perturb_values(model: &Model) -> Model {
             let mut h = SparseMatrix::zeros(n, n);
             for a in 0..n {
                 for b in 0..n {
-                    h.set(a, b, g.get(a, b) + tiny(a * n + b));
+                    h.set(a, b, g.get(a, b) + tiny(a * n + b)).unwrap();
                 }
             }
             Values::Dense(h)
@@ -208,12 +207,13 @@ fn numbers_over_the_cost_cap_are_refused_before_the_kernel() {
     let mut u = SparseMatrix::zeros(n, 1);
     let mut v = SparseMatrix::zeros(n, 1);
     for z in 0..n {
-        u.set(z, 0, q(1, 1));
+        u.set(z, 0, q(1, 1)).unwrap();
         v.set(
             z,
             0,
             Q::new(BigInt::one(), BigInt::from(10).pow(300) + BigInt::from(z)),
-        );
+        )
+        .unwrap();
     }
     let gamma = (0..n)
         .map(|x| vec![Q::zero(); (x as u32).count_ones() as usize + 1])
@@ -260,9 +260,9 @@ fn dense_models_with_seven_digit_denominators_agree_in_fractions() {
                             let level = model_value(&base, a, b);
                             (base.u().get(a, b) / q(1000, 1), base.v().get(a, b), level)
                         };
-                        u.set(a, b, seven_digits(&mut rng, &x));
-                        v.set(a, b, seven_digits(&mut rng, &y));
-                        g.set(a, b, seven_digits(&mut rng, &z));
+                        u.set(a, b, seven_digits(&mut rng, &x)).unwrap();
+                        v.set(a, b, seven_digits(&mut rng, &y)).unwrap();
+                        g.set(a, b, seven_digits(&mut rng, &z)).unwrap();
                     }
                 }
                 let model = Model::new(m, u, v, Values::Dense(g)).unwrap();

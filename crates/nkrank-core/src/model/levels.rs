@@ -12,9 +12,9 @@
 //! would be over the cost cap, kept as one unreduced fraction per token and compared by
 //! cross-multiplication (`docs/PROOFS.md`, Lemma S5).
 //!
-//! The checker runs [`check_rows`]. The whole-model `verdict` and `max_error` that the solver
-//! uses, and the reference rows in big rationals that the tests compare with, are in the child
-//! module `oracle`, compiled only with the feature `oracle`.
+//! The checker runs [`check_rows`]. The whole-model verdict and exact maximal error that the
+//! solver uses, and the reference rows in big rationals that the tests compare with, are in the
+//! crate `nkrank-oracle`, outside the trusted base, built on [`IntRow`].
 
 use super::scaled::{bits_cap, ScaledModel};
 use super::Model;
@@ -23,11 +23,6 @@ use crate::task::{num_tokens, overlap, weight, Token};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
-
-#[cfg(feature = "oracle")]
-mod oracle;
-#[cfg(feature = "oracle")]
-pub use oracle::{max_error, verdict, verdict_and_max_error, verdict_reference, Verdict};
 
 /// Which side of the target a constraint guards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +47,7 @@ pub struct Witness {
 /// `i128` when every one has at most [`SMALL_BITS`] bits, else (or when the exact error is
 /// wanted) in big integers; in big integers, a row whose common factor would be over the cost
 /// cap keeps one denominator per token instead (`k_z / den_z`, `w_z / den_z`).
-struct IntRow {
+pub struct IntRow {
     q: Token,
     /// The tokens of the row that are kept (all, or those that can matter; see
     /// [`super::scaled::ScaledRow`]); positions below index this list.
@@ -70,7 +65,7 @@ struct IntRow {
 
 impl IntRow {
     /// The fast construction from a model scaled to integers (machine words where they fit).
-    fn from_scaled(sm: &ScaledModel, q: Token) -> Result<IntRow, String> {
+    pub fn from_scaled(sm: &ScaledModel, q: Token) -> Result<IntRow, String> {
         let row = sm.row(q)?;
         let level = row.tokens.iter().map(|&z| overlap(q, z)).collect();
         let mut out = IntRow {
@@ -105,6 +100,23 @@ impl IntRow {
             (None, None) => return Err("internal error: an empty row".into()),
         }
         Ok(out)
+    }
+
+    /// Row `q` from its moments on every token, `k[z]`, `w[z]` (already times one positive
+    /// constant, integers): the reference construction the tests compare with.
+    pub fn from_integers(q: Token, k: Vec<BigInt>, w: Vec<BigInt>) -> IntRow {
+        let mut row = IntRow {
+            q,
+            tokens: (0..k.len() as Token).collect(),
+            qi: q as usize,
+            level: (0..k.len()).map(|z| overlap(q, z as Token)).collect(),
+            small: None,
+            k,
+            w,
+            den: Vec::new(),
+        };
+        row.small = row.narrow();
+        row
     }
 
     /// Makes the big-integer form available (the exact error works on it).
@@ -199,7 +211,7 @@ impl IntRow {
     /// than big integers), else in `BigInt`; the tests run both on the same models. In `i128`
     /// every term is `2 w - (2 tau - 1) k` or `(2 tau + 1) k - 2 w` with `|k|, |w| < 2^100` and
     /// `tau <= 64`, so below `2^108`, and a total adds at most 64 of them: no overflow.
-    fn first_failure(&self, length: usize) -> Option<Witness> {
+    pub fn first_failure(&self, length: usize) -> Option<Witness> {
         let small = &self.small;
         let (p, r) = (BigInt::one(), BigInt::from(2));
         for tau in self.taus(length) {
@@ -271,7 +283,7 @@ impl IntRow {
 
     /// Exact maximal error of this row (Dinkelbach's method on every level and side), or `None`
     /// if some multiset has zero kernel mass.
-    fn max_error(&mut self, length: usize) -> Option<Q> {
+    pub fn max_error(&mut self, length: usize) -> Option<Q> {
         self.ensure_big();
         if !self.valid(length) {
             return None;
