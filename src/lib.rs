@@ -14,6 +14,10 @@
 
 pub use nkrank_core::{check, chirotope, model, rank1, ratio, rational, relation, task};
 pub use nkrank_manifest as manifest;
+/// The evaluations the checker never runs (brute force, the whole-model verdict and exact
+/// maximal error): the crate [`nkrank_oracle`], behind the feature `oracle`.
+#[cfg(feature = "oracle")]
+pub use nkrank_oracle as oracle;
 
 pub mod cert;
 pub mod explain;

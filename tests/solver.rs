@@ -4,7 +4,7 @@
 #![cfg(all(feature = "solver", feature = "plot"))]
 
 use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
-use nkrank::model::bruteforce::max_error_bruteforce;
+use nkrank::oracle::bruteforce::max_error_bruteforce;
 use nkrank::rational::half;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
 use std::path::{Path, PathBuf};

@@ -147,7 +147,10 @@ fn main() {
                         Some(model) => format!(
                             "{:.1}",
                             median_ms(1, || {
-                                nkrank::model::levels::verdict_reference(&model, c.length as usize);
+                                nkrank::oracle::levels::verdict_reference(
+                                    &model,
+                                    c.length as usize,
+                                );
                             })
                         ),
                         None => "-".into(),
@@ -167,7 +170,7 @@ fn main() {
                     format!(
                         "{:.1}",
                         median_ms(1, || {
-                            nkrank::model::bruteforce::max_error_bruteforce(
+                            nkrank::oracle::bruteforce::max_error_bruteforce(
                                 &model,
                                 c.length as usize,
                             );

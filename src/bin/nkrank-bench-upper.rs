@@ -54,7 +54,7 @@ fn print_max_error(path: &std::path::Path, length: u32) -> Result<(), String> {
     let proven = nkrank::check::check(&cert, opts)?;
     let json = cert.model.as_ref().ok_or("not a model certificate")?;
     let model = nkrank::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
-    let e = nkrank::model::levels::max_error(&model, length as usize)
+    let e = nkrank::oracle::levels::max_error(&model, length as usize)
         .ok_or("the model is invalid somewhere")?;
     println!(
         "{}: m = {}, rank {}, exact max error {} (~{:.6})",

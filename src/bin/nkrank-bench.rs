@@ -10,8 +10,8 @@
 
 use clap::{Parser, Subcommand};
 use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
-use nkrank::model::bruteforce::max_error_bruteforce;
-use nkrank::model::levels::{max_error, verdict};
+use nkrank::oracle::bruteforce::max_error_bruteforce;
+use nkrank::oracle::levels::{max_error, verdict};
 use nkrank::search::full_rank::full_rank_model;
 use nkrank::search::rank1::decide_rank1;
 use std::time::Instant;

@@ -21,10 +21,10 @@ pub fn full_rank_model(m: u32, length: u32) -> Result<Model, String> {
     let mut u = SparseMatrix::zeros(n, n);
     let mut v = SparseMatrix::zeros(n, n);
     for q in 0..n {
-        v.set(q, q, Q::one());
+        v.set(q, q, Q::one())?;
         for z in 0..n {
             let gap = weight(q as u32) - overlap(q as u32, z as u32);
-            u.set(q, z, Q::from_integer(lambda.pow(gap)));
+            u.set(q, z, Q::from_integer(lambda.pow(gap)))?;
         }
     }
     let gamma = (0..=m)

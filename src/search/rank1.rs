@@ -75,7 +75,7 @@ fn model_from_float(m: u32, length: u32, lp: &Rank1Float) -> Result<Model, Strin
                 }
             }
             let model = build_model(m, &v, &x)?;
-            if crate::model::levels::verdict(&model, length as usize).solves {
+            if crate::oracle::levels::verdict(&model, length as usize).solves {
                 return Ok(model);
             }
             eps *= q(1, 1 << 10);
@@ -93,8 +93,8 @@ fn build_model(m: u32, v: &[Q], x: &[Q]) -> Result<Model, String> {
     let mut u = SparseMatrix::zeros(n, 1);
     let mut vm = SparseMatrix::zeros(n, 1);
     for z in 0..n {
-        u.set(z, 0, Q::one());
-        vm.set(z, 0, v[weight(z as u32) as usize].clone());
+        u.set(z, 0, Q::one())?;
+        vm.set(z, 0, v[weight(z as u32) as usize].clone())?;
     }
     let gamma = (0..=m)
         .map(|w| {

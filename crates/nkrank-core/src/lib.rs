@@ -6,7 +6,7 @@
 //! The pipeline, one module per stage:
 //! - [`task`]: tokens, targets, enumeration of all inputs (the reference semantics);
 //! - [`model`]: models `(U, V, G)` and the fast exact verdict (their brute-force evaluation, the
-//!   reference semantics, is behind the feature `oracle`: a test oracle the checker never runs);
+//!   reference semantics, is the crate `nkrank-oracle`: a test oracle the checker never runs);
 //! - [`rank1`]: the symmetry-reduced rank-1 constraint system;
 //! - [`ratio`]: the reduced single-row system of a row-ratio lemma;
 //! - [`relation`]: the reduced system of a case tree (rank `k - 1` forces a relation among

@@ -6,11 +6,12 @@
 mod common;
 
 use common::{perturbed_full_rank, rand_model};
-use nkrank_core::model::bruteforce::max_error_bruteforce;
-use nkrank_core::model::levels::{check_rows, verdict_reference, RowsRefused};
+use nkrank_core::model::levels::{check_rows, check_rows_with_row_cap, RowsRefused};
 use nkrank_core::model::{Model, SparseMatrix, Values};
 use nkrank_core::rational::{half, q, Q};
 use nkrank_core::task::{num_tokens, target};
+use nkrank_oracle::bruteforce::max_error_bruteforce;
+use nkrank_oracle::levels::verdict_reference;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use rand::Rng;
@@ -43,10 +44,10 @@ fn rescale_columns(model: &Model, rng: &mut ChaCha8Rng) -> Model {
     let mut u = SparseMatrix::zeros(n, r);
     let mut v = SparseMatrix::zeros(n, r);
     for (i, c, x) in model.u().entries() {
-        u.set(i, c, x / &s[c]);
+        u.set(i, c, x / &s[c]).unwrap();
     }
     for (i, c, x) in model.v().entries() {
-        v.set(i, c, x * &s[c]);
+        v.set(i, c, x * &s[c]).unwrap();
     }
     Model::new(model.m(), u, v, model.values().clone()).unwrap()
 }
@@ -60,7 +61,7 @@ fn perturb_values(model: &Model) -> Model {
             let mut h = SparseMatrix::zeros(n, n);
             for a in 0..n {
                 for b in 0..n {
-                    h.set(a, b, g.get(a, b) + tiny(a * n + b));
+                    h.set(a, b, g.get(a, b) + tiny(a * n + b)).unwrap();
                 }
             }
             Values::Dense(h)
@@ -93,7 +94,8 @@ fn perturb_values(model: &Model) -> Model {
     Model::new(model.m(), model.u().clone(), model.v().clone(), values).unwrap()
 }
 
-/// The fast path, the reference path and brute force agree on `model`.
+/// The fast path (with its own caps, and with every row whose numbers are not trivial forced
+/// into fractions by a row cap of 0), the reference path and brute force agree on `model`.
 fn agree(model: &Model, length: usize, context: &str) {
     let brute = max_error_bruteforce(model, length);
     let solves = brute.as_ref().is_some_and(|e| *e < half());
@@ -102,7 +104,26 @@ fn agree(model: &Model, length: usize, context: &str) {
         solves,
         "reference verdict ({context})"
     );
-    match check_rows(model, length, true) {
+    let capped = check_rows_with_row_cap(model, length, true, 0);
+    let fractions = format!("{context}, rows in fractions");
+    for (outcome, context) in [
+        (check_rows(model, length, true), context),
+        (capped, &fractions),
+    ] {
+        agree_outcome(model, length, context, &brute, outcome);
+    }
+}
+
+/// One outcome of the fast path against brute force (`brute`: the exact maximal error).
+fn agree_outcome(
+    model: &Model,
+    length: usize,
+    context: &str,
+    brute: &Option<Q>,
+    outcome: Result<Option<Option<Q>>, RowsRefused>,
+) {
+    let solves = brute.as_ref().is_some_and(|e| *e < half());
+    match outcome {
         Ok(error) => {
             assert!(solves, "fast path accepted a failing model ({context})");
             assert_eq!(error, Some(brute.clone()), "exact error ({context})");
@@ -186,12 +207,13 @@ fn numbers_over_the_cost_cap_are_refused_before_the_kernel() {
     let mut u = SparseMatrix::zeros(n, 1);
     let mut v = SparseMatrix::zeros(n, 1);
     for z in 0..n {
-        u.set(z, 0, q(1, 1));
+        u.set(z, 0, q(1, 1)).unwrap();
         v.set(
             z,
             0,
             Q::new(BigInt::one(), BigInt::from(10).pow(300) + BigInt::from(z)),
-        );
+        )
+        .unwrap();
     }
     let gamma = (0..n)
         .map(|x| vec![Q::zero(); (x as u32).count_ones() as usize + 1])
@@ -201,4 +223,63 @@ fn numbers_over_the_cost_cap_are_refused_before_the_kernel() {
         Err(RowsRefused::TooCostly(e)) => assert!(e.contains("cost cap"), "{e}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+/// `p / q` with a 7-digit denominator, as other tools write floats: `x` rounded to a multiple of
+/// `1 / q`, with `q` drawn at random.
+fn seven_digits(rng: &mut ChaCha8Rng, x: &Q) -> Q {
+    let den = BigInt::from(rng.gen_range(1_000_000..10_000_000i64));
+    let num = (x * Q::from_integer(den.clone())).round().to_integer();
+    Q::new(num, den)
+}
+
+/// Dense models whose every number has a 7-digit denominator (as written by tools that
+/// export floats), solving and not, decided in fractions and by the common factor, against
+/// brute force.
+#[test]
+fn dense_models_with_seven_digit_denominators_agree_in_fractions() {
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let (mut solving, mut failing) = (0, 0);
+    for m in 3..=4u32 {
+        let n = num_tokens(m);
+        for length in 2..=3usize {
+            for trial in 0..4 {
+                // Solving: the perturbed full-rank model with every number rounded to 7 digits
+                // (far inside its margin); failing: random dense numbers in [0, 1].
+                let base = perturbed_full_rank(&mut rng, m);
+                let random = trial % 2 == 1;
+                let mut u = SparseMatrix::zeros(n, n);
+                let mut v = SparseMatrix::zeros(n, n);
+                let mut g = SparseMatrix::zeros(n, n);
+                for a in 0..n {
+                    for b in 0..n {
+                        let (x, y, z) = if random {
+                            let mut r = || q(rng.gen_range(1..1000), 1000);
+                            (r(), r(), r())
+                        } else {
+                            let level = model_value(&base, a, b);
+                            (base.u().get(a, b) / q(1000, 1), base.v().get(a, b), level)
+                        };
+                        u.set(a, b, seven_digits(&mut rng, &x)).unwrap();
+                        v.set(a, b, seven_digits(&mut rng, &y)).unwrap();
+                        g.set(a, b, seven_digits(&mut rng, &z)).unwrap();
+                    }
+                }
+                let model = Model::new(m, u, v, Values::Dense(g)).unwrap();
+                let context = format!("m={m} N={length} trial {trial}");
+                agree(&model, length, &context);
+                match check_rows_with_row_cap(&model, length, false, 0) {
+                    Ok(_) => solving += 1,
+                    Err(RowsRefused::Fails(_)) => failing += 1,
+                    Err(RowsRefused::TooCostly(e)) => panic!("{context}: {e}"),
+                }
+            }
+        }
+    }
+    assert_eq!((solving, failing), (8, 8));
+}
+
+/// `G(a, b)` of `model`.
+fn model_value(model: &Model, a: usize, b: usize) -> Q {
+    model.values().get(a as u32, b as u32)
 }

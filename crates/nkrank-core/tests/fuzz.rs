@@ -19,7 +19,7 @@ use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
 use nkrank_core::cert::io::{parse_certificate, read_bytes};
 use nkrank_core::check::table::{build_table, contradictions};
 use nkrank_core::check::{check, CheckOptions, Proven};
-use nkrank_core::model::levels::verdict_reference;
+use nkrank_oracle::levels::verdict_reference;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

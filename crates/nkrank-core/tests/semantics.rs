@@ -4,9 +4,9 @@
 mod common;
 
 use common::{perturbed_full_rank, rand_model, with_values_shifted};
-use nkrank_core::model::bruteforce::{max_error_bruteforce, signed_error_range};
-use nkrank_core::model::levels::{max_error, verdict};
 use nkrank_core::rational::{half, q};
+use nkrank_oracle::bruteforce::{max_error_bruteforce, signed_error_range};
+use nkrank_oracle::levels::{max_error, verdict};
 use num_traits::Signed;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -22,7 +22,7 @@ fn agree(model: &nkrank_core::model::Model, length: usize, context: &str) {
         "verdict disagrees ({context}): brute {brute:?}"
     );
     // The checker's combined pass gives the same verdict and the same error.
-    let (v2, e2) = nkrank_core::model::levels::verdict_and_max_error(model, length, true);
+    let (v2, e2) = nkrank_oracle::levels::verdict_and_max_error(model, length, true);
     assert_eq!(
         (v2.solves, &v2.failure, e2.as_ref()),
         (v.solves, &v.failure, Some(&brute)),
@@ -125,9 +125,9 @@ fn invalid_models_have_no_finite_error() {
     let mut u = SparseMatrix::zeros(n, 1);
     let mut v = SparseMatrix::zeros(n, 1);
     for i in 0..n {
-        u.set(i, 0, q(1, 1));
+        u.set(i, 0, q(1, 1)).unwrap();
     }
-    v.set(0, 0, q(1, 1));
+    v.set(0, 0, q(1, 1)).unwrap();
     let model = Model::new(
         m,
         u,
@@ -154,7 +154,7 @@ fn scaled_up(model: &nkrank_core::model::Model) -> nkrank_core::model::Model {
     let u = model.u();
     let mut scaled = SparseMatrix::zeros(u.rows(), u.cols());
     for (i, j, x) in u.entries() {
-        scaled.set(i, j, x * &big);
+        scaled.set(i, j, x * &big).unwrap();
     }
     Model::new(model.m(), scaled, model.v().clone(), model.values().clone()).unwrap()
 }

@@ -270,7 +270,7 @@ pub(crate) fn exact(m: u32, length: usize, u: &Mat, v: &Mat) -> Option<Model> {
                 continue;
             };
             let model = Model::new(m, uq, vq, Values::Dense(g)).ok()?;
-            if crate::model::levels::verdict(&model, length).solves {
+            if crate::oracle::levels::verdict(&model, length).solves {
                 return Some(model);
             }
         }
@@ -335,7 +335,7 @@ fn polish(m: u32, length: usize, u: &SparseMatrix, v: &SparseMatrix) -> Option<S
     let rows: Vec<Option<Vec<(usize, Q)>>> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let (k, _) = probe.row_moments(q as Token, &vt);
+            let (k, _) = crate::oracle::levels::row_moments(&probe, q as Token, &vt);
             let kf: Vec<f64> = k.iter().map(to_f64).collect();
             let scale = kf.iter().sum::<f64>();
             let (w, margin) = row_moments_lp(m, length, q as Token, &kf)?;

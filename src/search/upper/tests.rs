@@ -8,9 +8,9 @@ use super::rationalize::to_f64;
 use super::structured::{exact_model, minimize_family, FamilySolution, MARGIN_TOL};
 use super::type_lp::{solve_family, solve_moments};
 use super::{run, UpperOptions};
-use crate::model::bruteforce::max_error_bruteforce;
-use crate::model::levels::{max_error, verdict};
 use crate::model::Model;
+use crate::oracle::bruteforce::max_error_bruteforce;
+use crate::oracle::levels::{max_error, verdict};
 use crate::rational::half;
 use crate::task::types::types_of_row;
 use crate::task::Token;
@@ -62,7 +62,7 @@ fn type_lp_agrees_with_explicit_row_lp() {
     let model = exact_model(m, 3, &sol, 20, 1e-8).expect("exact model");
     let vt = model.v().transpose();
     for q in [0u32, 1, 3, 7, 15, 5] {
-        let (k, _) = model.row_moments(q as Token, &vt);
+        let (k, _) = crate::oracle::levels::row_moments(&model, q as Token, &vt);
         let kf: Vec<f64> = k.iter().map(to_f64).collect();
         let (_, explicit) = row_moments_lp(m, 3, q, &kf).expect("LP solves");
         let w = q.count_ones();

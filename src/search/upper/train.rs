@@ -928,7 +928,7 @@ fn exact_trained(fm: &FloatModel, length: usize, bits: u32) -> Option<Model> {
     let rows: Vec<Vec<(usize, usize, Q)>> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let (k, _) = probe.row_moments(q as Token, &vt);
+            let (k, _) = crate::oracle::levels::row_moments(&probe, q as Token, &vt);
             (0..n)
                 .filter(|&z| !k[z].is_zero())
                 .map(|z| (q, z, dyadic(fm.g[q * n + z], 16)))
@@ -974,7 +974,7 @@ fn exact_minmax(
             if Instant::now() > deadline {
                 return None;
             }
-            let (k, _) = probe.row_moments(q as Token, &vt);
+            let (k, _) = crate::oracle::levels::row_moments(&probe, q as Token, &vt);
             let kf: Vec<f64> = k.iter().map(to_f64).collect();
             let (g, lambda) = row_values_minmax(m, length, q as Token, &kf)?;
             if lambda >= 0.5 - 1e-7 {
@@ -1066,7 +1066,7 @@ fn worst_rows_polished(
     let rows: Vec<Option<Vec<(usize, usize, crate::rational::Q)>>> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let (k, _) = probe.row_moments(q as Token, &vt);
+            let (k, _) = crate::oracle::levels::row_moments(&probe, q as Token, &vt);
             let g: Vec<f64> = if worst[q] {
                 if Instant::now() > deadline {
                     return None;
@@ -1300,8 +1300,8 @@ pub fn descent_starts(fm: &FloatModel) -> Vec<(String, FloatModel)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::bruteforce::max_error_bruteforce;
-    use crate::model::levels::{max_error as exact_max_error, verdict};
+    use crate::oracle::bruteforce::max_error_bruteforce;
+    use crate::oracle::levels::{max_error as exact_max_error, verdict};
     use crate::rational::half;
     use std::time::Duration;
 

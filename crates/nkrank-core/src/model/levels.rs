@@ -8,25 +8,21 @@
 //! per level decides a row in `O(n m)` instead of `O(n^(N-1))`.
 //!
 //! All arithmetic is exact: each row's `k` and `w` are scaled to integers by the least common
-//! denominator, which leaves every sign and every ratio unchanged.
+//! denominator, which leaves every sign and every ratio unchanged, or, when that denominator
+//! would be over the cost cap, kept as one unreduced fraction per token and compared by
+//! cross-multiplication (`docs/PROOFS.md`, Lemma S5).
 //!
-//! The checker runs [`check_rows`]. The whole-model `verdict` and `max_error` that the solver
-//! uses, and the reference rows in big rationals that the tests compare with, are in the child
-//! module `oracle`, compiled only with the feature `oracle`.
+//! The checker runs [`check_rows`]. The whole-model verdict and exact maximal error that the
+//! solver uses, and the reference rows in big rationals that the tests compare with, are in the
+//! crate `nkrank-oracle`, outside the trusted base, built on [`IntRow`].
 
-use super::scaled::ScaledModel;
+use super::scaled::{bits_cap, ScaledModel};
 use super::Model;
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
-
-#[cfg(feature = "oracle")]
-mod oracle;
-#[cfg(feature = "oracle")]
-pub use oracle::{max_error, verdict, verdict_and_max_error, verdict_reference, Verdict};
 
 /// Which side of the target a constraint guards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,8 +45,9 @@ pub struct Witness {
 
 /// One row's moments scaled to integers: `k_z`, `w_z` times a common positive constant, in
 /// `i128` when every one has at most [`SMALL_BITS`] bits, else (or when the exact error is
-/// wanted) in big integers.
-struct IntRow {
+/// wanted) in big integers; in big integers, a row whose common factor would be over the cost
+/// cap keeps one denominator per token instead (`k_z / den_z`, `w_z / den_z`).
+pub struct IntRow {
     q: Token,
     /// The tokens of the row that are kept (all, or those that can matter; see
     /// [`super::scaled::ScaledRow`]); positions below index this list.
@@ -61,11 +58,14 @@ struct IntRow {
     small: Option<(Vec<i128>, Vec<i128>)>,
     k: Vec<BigInt>,
     w: Vec<BigInt>,
+    /// One positive denominator per token for a row of fractions; empty when every
+    /// denominator is 1.
+    den: Vec<BigInt>,
 }
 
 impl IntRow {
     /// The fast construction from a model scaled to integers (machine words where they fit).
-    fn from_scaled(sm: &ScaledModel, q: Token) -> Result<IntRow, String> {
+    pub fn from_scaled(sm: &ScaledModel, q: Token) -> Result<IntRow, String> {
         let row = sm.row(q)?;
         let level = row.tokens.iter().map(|&z| overlap(q, z)).collect();
         let mut out = IntRow {
@@ -76,6 +76,7 @@ impl IntRow {
             small: None,
             k: Vec::new(),
             w: Vec::new(),
+            den: row.den.unwrap_or_default(),
         };
         let fits = |v: &[i128]| v.iter().all(|x| x.unsigned_abs() < 1u128 << SMALL_BITS);
         match (row.small, row.big) {
@@ -87,6 +88,9 @@ impl IntRow {
             (None, Some((k, w))) => {
                 out.k = k;
                 out.w = w;
+                if !out.den.is_empty() {
+                    return Ok(out);
+                }
                 out.small = out.narrow();
                 if out.small.is_some() {
                     out.k = Vec::new();
@@ -96,6 +100,23 @@ impl IntRow {
             (None, None) => return Err("internal error: an empty row".into()),
         }
         Ok(out)
+    }
+
+    /// Row `q` from its moments on every token, `k[z]`, `w[z]` (already times one positive
+    /// constant, integers): the reference construction the tests compare with.
+    pub fn from_integers(q: Token, k: Vec<BigInt>, w: Vec<BigInt>) -> IntRow {
+        let mut row = IntRow {
+            q,
+            tokens: (0..k.len() as Token).collect(),
+            qi: q as usize,
+            level: (0..k.len()).map(|z| overlap(q, z as Token)).collect(),
+            small: None,
+            k,
+            w,
+            den: Vec::new(),
+        };
+        row.small = row.narrow();
+        row
     }
 
     /// Makes the big-integer form available (the exact error works on it).
@@ -119,8 +140,14 @@ impl IntRow {
         }
     }
 
-    fn term(&self, z: usize, (cw, ck): &(BigInt, BigInt)) -> BigInt {
-        cw * &self.w[z] + ck * &self.k[z]
+    /// `x / den_z` (`x / 1` in a row with a common denominator).
+    fn frac(&self, x: BigInt, z: usize) -> Frac {
+        let d = self.den.get(z).cloned().unwrap_or_else(BigInt::one);
+        Frac { n: x, d }
+    }
+
+    fn term(&self, z: usize, (cw, ck): &(BigInt, BigInt)) -> Frac {
+        self.frac(cw * &self.w[z] + ck * &self.k[z], z)
     }
 
     /// Minimizes `sum_{z in S} term(z)` over multisets `S = {q, a, b x (N-2)}` with least level
@@ -133,7 +160,7 @@ impl IntRow {
         side: Side,
         p: &BigInt,
         r: &BigInt,
-    ) -> Option<(BigInt, Option<(usize, usize)>)> {
+    ) -> Option<(Frac, Option<(usize, usize)>)> {
         let c = Self::coefficients(tau, side, p, r);
         min_over_multisets(&self.level, self.qi, length, tau, |z| self.term(z, &c))
     }
@@ -184,7 +211,7 @@ impl IntRow {
     /// than big integers), else in `BigInt`; the tests run both on the same models. In `i128`
     /// every term is `2 w - (2 tau - 1) k` or `(2 tau + 1) k - 2 w` with `|k|, |w| < 2^100` and
     /// `tau <= 64`, so below `2^108`, and a total adds at most 64 of them: no overflow.
-    fn first_failure(&self, length: usize) -> Option<Witness> {
+    pub fn first_failure(&self, length: usize) -> Option<Witness> {
         let small = &self.small;
         let (p, r) = (BigInt::one(), BigInt::from(2));
         for tau in self.taus(length) {
@@ -203,7 +230,7 @@ impl IntRow {
                     }
                     None => self
                         .min_total(length, tau, side, &p, &r)
-                        .map(|(total, ab)| (total.is_positive(), ab)),
+                        .map(|(total, ab)| (total.n.is_positive(), ab)),
                 };
                 // No multiset with least level `tau`: nothing can fail here.
                 if let Some((false, ab)) = least {
@@ -217,17 +244,19 @@ impl IntRow {
     /// Kernel mass of `S` and the signed error `y - tau` of `S` as an exact rational
     /// (`None` if the mass is zero).
     fn error_of(&self, length: usize, tau: u32, ab: Option<(usize, usize)>) -> Option<Q> {
-        let mut ks = self.k[self.qi].clone();
-        let mut ws = self.w[self.qi].clone();
-        if let Some((a, b)) = ab {
-            let mult = BigInt::from(length - 2);
-            ks += &self.k[a] + &self.k[b] * &mult;
-            ws += &self.w[a] + &self.w[b] * &mult;
-        }
-        if ks.is_zero() {
+        let sum = |v: &[BigInt]| {
+            let mut s = self.frac(v[self.qi].clone(), self.qi);
+            if let Some((a, b)) = ab {
+                let mult = Frac::from(length as i64 - 2);
+                s = s + self.frac(v[a].clone(), a) + self.frac(v[b].clone(), b) * mult;
+            }
+            s
+        };
+        let (ks, ws) = (sum(&self.k), sum(&self.w));
+        if ks.n.is_zero() {
             return None;
         }
-        Some(Q::new(ws, ks) - Q::from_integer(BigInt::from(tau)))
+        Some(Q::new(ws.n * ks.d, ws.d * ks.n) - Q::from_integer(BigInt::from(tau)))
     }
 
     /// True iff every multiset of this row has positive kernel mass: for each least level
@@ -235,25 +264,26 @@ impl IntRow {
     /// lightest `b` at level `>= tau`) does.
     fn valid(&self, length: usize) -> bool {
         self.taus(length).all(|tau| {
-            let mut mass = self.k[self.qi].clone();
+            let mut mass = self.frac(self.k[self.qi].clone(), self.qi);
             if length > 1 {
                 let lightest = |pred: &dyn Fn(u32) -> bool| {
                     (0..self.k.len())
                         .filter(|&z| pred(self.level[z]))
-                        .map(|z| &self.k[z])
+                        .map(|z| self.frac(self.k[z].clone(), z))
                         .min()
-                        .cloned()
+                        .unwrap_or_else(Frac::zero)
                 };
-                mass += lightest(&|s| s == tau).unwrap_or_default();
-                mass += lightest(&|s| s >= tau).unwrap_or_default() * BigInt::from(length - 2);
+                mass = mass
+                    + lightest(&|s| s == tau)
+                    + lightest(&|s| s >= tau) * Frac::from(length as i64 - 2);
             }
-            mass.is_positive()
+            mass.n.is_positive()
         })
     }
 
     /// Exact maximal error of this row (Dinkelbach's method on every level and side), or `None`
     /// if some multiset has zero kernel mass.
-    fn max_error(&mut self, length: usize) -> Option<Q> {
+    pub fn max_error(&mut self, length: usize) -> Option<Q> {
         self.ensure_big();
         if !self.valid(length) {
             return None;
@@ -268,7 +298,7 @@ impl IntRow {
                     let Some((total, ab)) = self.min_total(length, tau, side, &p, &r) else {
                         break;
                     };
-                    if !total.is_negative() {
+                    if !total.n.is_negative() {
                         break;
                     }
                     let e = self.error_of(length, tau, ab)?;
@@ -282,7 +312,87 @@ impl IntRow {
 
 /// What one big-integer operation (allocation included) costs, in word operations, for the
 /// budget of [`check_rows`].
-const BIG_OP_WORDS: u64 = 32;
+pub(crate) const BIG_OP_WORDS: u64 = 32;
+
+/// A fraction `n / d` with `d > 0`, unreduced (no gcd ever), ordered by cross-multiplication
+/// (`docs/PROOFS.md`, Lemma S5). A row with a common denominator uses `d = 1`, for which
+/// comparisons and sums need no product.
+#[derive(Clone, Debug)]
+struct Frac {
+    n: BigInt,
+    d: BigInt,
+}
+
+impl From<i64> for Frac {
+    fn from(x: i64) -> Frac {
+        Frac {
+            n: BigInt::from(x),
+            d: BigInt::one(),
+        }
+    }
+}
+
+impl Ord for Frac {
+    fn cmp(&self, o: &Frac) -> std::cmp::Ordering {
+        // `a / b < c / d` iff `a d < c b`, as `b, d > 0`.
+        if self.d == o.d {
+            self.n.cmp(&o.n)
+        } else {
+            (&self.n * &o.d).cmp(&(&o.n * &self.d))
+        }
+    }
+}
+
+impl PartialOrd for Frac {
+    fn partial_cmp(&self, o: &Frac) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// Equality of values, not of representations (as the order).
+impl PartialEq for Frac {
+    fn eq(&self, o: &Frac) -> bool {
+        self.cmp(o).is_eq()
+    }
+}
+
+impl Eq for Frac {}
+
+impl std::ops::Add for Frac {
+    type Output = Frac;
+    fn add(self, o: Frac) -> Frac {
+        if self.d == o.d {
+            Frac {
+                n: self.n + o.n,
+                d: self.d,
+            }
+        } else {
+            Frac {
+                n: self.n * &o.d + o.n * &self.d,
+                d: self.d * o.d,
+            }
+        }
+    }
+}
+
+impl std::ops::Mul for Frac {
+    type Output = Frac;
+    fn mul(self, o: Frac) -> Frac {
+        Frac {
+            n: self.n * o.n,
+            d: self.d * o.d,
+        }
+    }
+}
+
+impl Zero for Frac {
+    fn zero() -> Frac {
+        Frac::from(0)
+    }
+    fn is_zero(&self) -> bool {
+        self.n.is_zero()
+    }
+}
 
 /// Word operations the rows of one model that need big integers may cost, all together
 /// (measured: about 5 s for 0.7 * 2^30 on the benchmark machine under load).
@@ -370,34 +480,38 @@ pub fn check_rows(
     length: usize,
     with_error: bool,
 ) -> Result<Option<Option<Q>>, RowsRefused> {
+    check_rows_with_row_cap(model, length, with_error, bits_cap(model.m()))
+}
+
+/// [`check_rows`] with `row_cap` bits as the cap on a kernel row's common factor, over which
+/// the row is decided in fractions (see [`ScaledModel::with_row_cap`]); the tests force that
+/// path on small models with a cap of 0.
+pub fn check_rows_with_row_cap(
+    model: &Model,
+    length: usize,
+    with_error: bool,
+    row_cap: u64,
+) -> Result<Option<Option<Q>>, RowsRefused> {
     let n = num_tokens(model.m());
-    let sm = ScaledModel::new(model).map_err(RowsRefused::TooCostly)?;
+    let sm = ScaledModel::with_row_cap(model, row_cap).map_err(RowsRefused::TooCostly)?;
     // Rows in big integers are charged to a budget as they come: each of their scans costs
     // about (BIG_OP_WORDS + length in words) word operations per kept token and level, the
     // constant being what an allocating big-integer operation costs against a word operation.
-    let spent = AtomicU64::new(0);
     let levels = u64::from(model.m()) + 2;
     let rows: Vec<Option<Option<Q>>> = (0..n)
         .into_par_iter()
         .map(|q| {
             let row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
             if row.small.is_none() {
-                let words = row
-                    .k
-                    .iter()
-                    .chain(&row.w)
-                    .map(|x| x.bits().div_ceil(64))
-                    .max()
-                    .unwrap_or(0);
+                let words = |v: &[BigInt]| v.iter().map(|x| x.bits().div_ceil(64)).max();
+                let wn = words(&row.k).max(words(&row.w)).unwrap_or(0);
+                // A row of fractions compares two terms with two products of a numerator by
+                // a denominator.
+                let cross = words(&row.den).map_or(0, |wd| 2 * wn * wd.max(1));
                 let cost = (row.k.len() as u64)
                     .saturating_mul(levels)
-                    .saturating_mul(BIG_OP_WORDS + words);
-                let total = spent.fetch_add(cost, AtomicOrdering::Relaxed).saturating_add(cost);
-                if total > BIG_ROWS_BUDGET {
-                    return Err(RowsRefused::TooCostly(format!(
-                        "the model's rows in big integers would cost more than {BIG_ROWS_BUDGET} word operations, over the cost cap of the format"
-                    )));
-                }
+                    .saturating_mul(BIG_OP_WORDS + wn + cross);
+                sm.charge(cost).map_err(RowsRefused::TooCostly)?;
             }
             row_outcome(row, length, with_error).map_err(RowsRefused::Fails)
         })

@@ -52,10 +52,14 @@ impl SparseMatrix {
         Ok(m)
     }
 
-    /// Sets entry `(i, j)` (zero removes it). Panics on out-of-range indices (programming error).
-    pub fn set(&mut self, i: usize, j: usize, x: Q) {
-        assert!(i < self.rows && j < self.cols, "index out of range");
-        let row = &mut self.data[i];
+    /// Sets entry `(i, j)` (zero removes it); an index out of range is an error and leaves the
+    /// matrix unchanged.
+    pub fn set(&mut self, i: usize, j: usize, x: Q) -> Result<(), String> {
+        let (rows, cols) = (self.rows, self.cols);
+        let row = match self.data.get_mut(i) {
+            Some(row) if j < cols => row,
+            _ => return Err(format!("entry ({i}, {j}) outside a {rows} x {cols} matrix")),
+        };
         match row.binary_search_by_key(&j, |e| e.0) {
             Ok(p) if x.is_zero() => {
                 row.remove(p);
@@ -64,6 +68,7 @@ impl SparseMatrix {
             Err(_) if x.is_zero() => {}
             Err(p) => row.insert(p, (j, x)),
         }
+        Ok(())
     }
 
     /// Number of rows.

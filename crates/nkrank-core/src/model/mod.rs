@@ -2,8 +2,6 @@
 //! `K = U V^T` with `U, V >= 0` of shape `n x r`, and a value table `G`, so that the output at a
 //! position whose token is `q` is `sum_j K(q,x_j) G(q,x_j) / sum_j K(q,x_j)`.
 
-#[cfg(feature = "oracle")]
-pub mod bruteforce;
 pub mod levels;
 pub mod matrix;
 pub mod scaled;

@@ -15,14 +15,19 @@
 //!   `E_q L`.
 //!
 //! Each row is built in `i128` with checked arithmetic when its numbers fit, else in big
-//! integers under the caps of the cost model ([`bits_cap`]).
+//! integers under the caps of the cost model ([`bits_cap`]). When `L` would be over the cap
+//! (dense values with many distinct denominators), the row keeps one unreduced fraction per
+//! token instead, `k''_z d_z / (H_z d_z)` and `k''_z g_z / (H_z d_z)`, which is row `q` of `K`
+//! and of `W` times `E_q` (Lemma S5), under the budget of the rows in big integers.
 
+use super::levels::{BIG_OP_WORDS, BIG_ROWS_BUDGET};
 use super::{Model, Values};
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 /// Word operations a model check may cost, about: the cap on the size of a row's common
 /// denominator is this budget spread over the `4^m` kernel entries and the `m + 1` levels the
@@ -132,12 +137,23 @@ pub struct ScaledModel<'a> {
     v_cols: Vec<Vec<(usize, BigInt)>>,
     /// The same in `i64`, when every entry fits.
     v_cols_small: Option<Vec<Vec<(usize, i64)>>>,
-    cap: u64,
+    /// The cap on a kernel row's common factor `L`, over which the row keeps one fraction per
+    /// token ([`bits_cap`] but for tests).
+    row_cap: u64,
+    /// Word operations charged so far to the budget of the rows in big integers.
+    spent: AtomicU64,
 }
 
 impl<'a> ScaledModel<'a> {
     /// Scales `model`, enforcing the cost caps before any kernel entry is computed.
     pub fn new(model: &'a Model) -> Result<Self, String> {
+        Self::with_row_cap(model, bits_cap(model.m()))
+    }
+
+    /// The same, with `row_cap` bits instead of [`bits_cap`] as the cap on a kernel row's
+    /// common factor `L`, over which a row keeps one fraction per token: the tests force that
+    /// path on small models with it.
+    pub fn with_row_cap(model: &'a Model, row_cap: u64) -> Result<Self, String> {
         let m = model.m();
         let n = num_tokens(m);
         let cap = bits_cap(m);
@@ -223,7 +239,8 @@ impl<'a> ScaledModel<'a> {
             v_den,
             v_cols,
             v_cols_small,
-            cap,
+            row_cap,
+            spent: AtomicU64::new(0),
         })
     }
 
@@ -357,6 +374,9 @@ impl<'a> ScaledModel<'a> {
             }
             parts.push((k2[z as usize], g, d, den));
         }
+        if u64::from(128 - l.leading_zeros()) > self.row_cap {
+            return None;
+        }
         let mut k = Vec::with_capacity(tokens.len());
         let mut w = Vec::with_capacity(tokens.len());
         for (kz, g, d, den) in parts {
@@ -375,6 +395,7 @@ impl<'a> ScaledModel<'a> {
             qi,
             small: Some((k, w)),
             big: None,
+            den: None,
         })
     }
 
@@ -416,8 +437,9 @@ impl<'a> ScaledModel<'a> {
         Some(tokens)
     }
 
-    /// Scales the kept tokens' `(k2, G)` to integers with one factor in big integers;
-    /// refused when that factor is over the cost cap.
+    /// Scales the kept tokens' `(k2, G)` to integers with one factor `L` in big integers; when
+    /// `L` would be over the cost cap, keeps one unreduced fraction per token instead (see
+    /// [`ScaledRow::den`]), after charging what building it costs to the model's budget.
     fn scale_big(
         &self,
         q: Token,
@@ -425,21 +447,30 @@ impl<'a> ScaledModel<'a> {
         k2: Vec<BigInt>,
     ) -> Result<ScaledRow, String> {
         let vals = self.row_values(q);
+        // `(g, d, H_z d)` with `G(q, z) = g / d`, for the tokens with `k2 != 0`.
+        let parts: Vec<Option<(BigInt, BigInt, BigInt)>> = tokens
+            .iter()
+            .zip(&k2)
+            .map(|(&z, kz)| {
+                (!kz.is_zero()).then(|| {
+                    let (g, d) = match self.value(&vals, q, z as usize) {
+                        Some(x) => (x.numer().clone(), x.denom().clone()),
+                        None => (BigInt::zero(), BigInt::one()),
+                    };
+                    let den = &self.v_den[z as usize].0 * &d;
+                    (g, d, den)
+                })
+            })
+            .collect();
+        let qi = tokens
+            .iter()
+            .position(|&t| t == q)
+            .ok_or_else(|| "internal error: query not among the candidates".to_string())?;
         let mut l = BigInt::one();
-        let mut parts = Vec::with_capacity(tokens.len());
-        for (&z, kz) in tokens.iter().zip(&k2) {
-            let z = z as usize;
-            if kz.is_zero() {
-                parts.push(None);
-                continue;
+        for (_, _, den) in parts.iter().flatten() {
+            if lcm_capped(&mut l, den, self.row_cap, &String::new).is_err() {
+                return self.fractions(tokens, qi, k2, parts);
             }
-            let (g, d) = match self.value(&vals, q, z) {
-                Some(x) => (x.numer().clone(), x.denom().clone()),
-                None => (BigInt::zero(), BigInt::one()),
-            };
-            let den = &self.v_den[z].0 * &d;
-            lcm_capped(&mut l, &den, self.cap, &|| format!("row {q} of the kernel"))?;
-            parts.push(Some((g, d, den)));
         }
         let mut k = Vec::with_capacity(tokens.len());
         let mut w = Vec::with_capacity(tokens.len());
@@ -456,16 +487,75 @@ impl<'a> ScaledModel<'a> {
                 }
             }
         }
-        let qi = tokens
-            .iter()
-            .position(|&t| t == q)
-            .ok_or_else(|| "internal error: query not among the candidates".to_string())?;
         Ok(ScaledRow {
             tokens,
             qi,
             small: None,
             big: Some((k, w)),
+            den: None,
         })
+    }
+
+    /// The row as one fraction per kept token: `k = k2 d`, `w = k2 g` over `H_z d` (unreduced,
+    /// no gcd), which is row `q` of `K` and of `W` times `E_q` (`docs/PROOFS.md`, Lemma S5).
+    /// What the products cost is charged to the model's budget before they are formed.
+    fn fractions(
+        &self,
+        tokens: Vec<Token>,
+        qi: usize,
+        k2: Vec<BigInt>,
+        parts: Vec<Option<(BigInt, BigInt, BigInt)>>,
+    ) -> Result<ScaledRow, String> {
+        let words = |x: &BigInt| x.bits().div_ceil(64).max(1);
+        let cost = k2
+            .iter()
+            .zip(&parts)
+            .filter_map(|(kz, e)| {
+                let (g, d, _) = e.as_ref()?;
+                Some(2 * BIG_OP_WORDS + words(kz) * (words(g) + words(d)))
+            })
+            .fold(0u64, u64::saturating_add);
+        self.charge(cost)?;
+        let mut k = Vec::with_capacity(tokens.len());
+        let mut w = Vec::with_capacity(tokens.len());
+        let mut den = Vec::with_capacity(tokens.len());
+        for (kz, e) in k2.into_iter().zip(parts) {
+            match e {
+                None => {
+                    k.push(BigInt::zero());
+                    w.push(BigInt::zero());
+                    den.push(BigInt::one());
+                }
+                Some((g, d, hd)) => {
+                    w.push(&kz * g);
+                    k.push(kz * d);
+                    den.push(hd);
+                }
+            }
+        }
+        Ok(ScaledRow {
+            tokens,
+            qi,
+            small: None,
+            big: Some((k, w)),
+            den: Some(den),
+        })
+    }
+
+    /// Charges `cost` word operations to the budget of the model's rows in big integers;
+    /// refused once the budget is spent (`BIG_ROWS_BUDGET`). Rows are built in parallel, so
+    /// the budget is shared.
+    pub(crate) fn charge(&self, cost: u64) -> Result<(), String> {
+        let total = self
+            .spent
+            .fetch_add(cost, AtomicOrdering::Relaxed)
+            .saturating_add(cost);
+        if total > BIG_ROWS_BUDGET {
+            return Err(format!(
+                "the model's rows in big integers would cost more than {BIG_ROWS_BUDGET} word operations, over the cost cap of the format"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -486,6 +576,10 @@ pub struct ScaledRow {
     pub small: Option<(Vec<i128>, Vec<i128>)>,
     /// `(k, w)` in big integers, when they do not.
     pub big: Option<(Vec<BigInt>, Vec<BigInt>)>,
+    /// When the row's common factor `L` would be over the cost cap: one positive denominator
+    /// per kept token, so that `k[i] / den[i]` and `w[i] / den[i]` are `K(q, z)`, `W(q, z)`
+    /// times one positive constant of the row; `(k, w)` are then in `big`.
+    pub den: Option<Vec<BigInt>>,
 }
 
 fn gcd_i128(mut a: i128, mut b: i128) -> i128 {

@@ -25,7 +25,7 @@ pub fn rand_matrix(rng: &mut ChaCha8Rng, rows: usize, cols: usize, zero_frac: f6
     for i in 0..rows {
         for j in 0..cols {
             if !rng.gen_bool(zero_frac) {
-                a.set(i, j, rand_q(rng, 0, 3));
+                a.set(i, j, rand_q(rng, 0, 3)).unwrap();
             }
         }
     }
@@ -41,7 +41,7 @@ pub fn rand_values(rng: &mut ChaCha8Rng, m: u32) -> Values {
             let mut g = SparseMatrix::zeros(n, n);
             for i in 0..n {
                 for j in 0..n {
-                    g.set(i, j, rand_q(rng, -1, hi));
+                    g.set(i, j, rand_q(rng, -1, hi)).unwrap();
                 }
             }
             Values::Dense(g)
@@ -84,11 +84,11 @@ pub fn perturbed_full_rank(rng: &mut ChaCha8Rng, m: u32) -> Model {
     let mut u = SparseMatrix::zeros(n, n);
     let mut v = SparseMatrix::zeros(n, n);
     for qq in 0..n {
-        v.set(qq, qq, q(1, 1));
+        v.set(qq, qq, q(1, 1)).unwrap();
         for z in 0..n {
             let gap = weight(qq as u32) - weight((qq & z) as u32);
             let base = q(6i64.pow(gap), 1);
-            u.set(qq, z, base * q(rng.gen_range(16..=20), 16));
+            u.set(qq, z, base * q(rng.gen_range(16..=20), 16)).unwrap();
         }
     }
     let gamma = (0..=m)
@@ -217,7 +217,7 @@ pub fn with_values_shifted(model: &Model, d: &Q) -> Model {
             let mut shifted = SparseMatrix::zeros(n, n);
             for q in 0..n {
                 for z in 0..n {
-                    shifted.set(q, z, g.get(q, z) + d);
+                    shifted.set(q, z, g.get(q, z) + d).unwrap();
                 }
             }
             Values::Dense(shifted)

@@ -1,13 +1,13 @@
 //! The reference semantics: evaluate a model on every sequence of `({0,1}^m)^N`, exactly.
 //!
 //! This follows the definition of `docs/PROOFS.md` section 0 word for word (no reduction at all), so it
-//! is slow (`n^N` sequences) and serves only to test the fast paths on small `m`. It is behind
-//! the feature `oracle` (off by default): the checker never runs it.
+//! is slow (`n^N` sequences) and serves only to test the fast paths on small `m`; the checker
+//! never runs it.
 
-use super::Model;
-use crate::rational::Q;
-use crate::task::sequences::Sequences;
-use crate::task::{num_tokens, target, Token};
+use nkrank_core::model::Model;
+use nkrank_core::rational::Q;
+use nkrank_core::task::sequences::Sequences;
+use nkrank_core::task::{num_tokens, target, Token};
 use num_traits::{Signed, Zero};
 
 /// The range `(min, max)` of the signed error `y_i(X) - t_i(X)` over every sequence `X` and
