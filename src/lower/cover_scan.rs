@@ -220,7 +220,11 @@ fn parse_split_line(m: u32, line: &str) -> Option<(SplitTask, Verdict)> {
     }
     let toks: Vec<u64> = f[0]
         .split(',')
-        .map(|t| u64::from_str_radix(t, 2).ok().filter(|&x| x != 0 && x >> m == 0))
+        .map(|t| {
+            u64::from_str_radix(t, 2)
+                .ok()
+                .filter(|&x| x != 0 && x >> m == 0)
+        })
         .collect::<Option<_>>()?;
     let q: [u64; 4] = toks.try_into().ok()?;
     let mut p = 0u32;
@@ -427,7 +431,7 @@ pub fn solve_split_tasks(
                 .write_all(line.as_bytes())
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if d % step == 0 || d == todo.len() {
+            if d.is_multiple_of(step) || d == todo.len() {
                 let secs = start.elapsed().as_secs_f64();
                 eprintln!(
                     "  {d}/{} splits solved ({secs:.0} s, about {:.0} s left)",
@@ -487,7 +491,9 @@ impl CoverMasks {
             for (t, &q) in qs.iter().enumerate() {
                 let sg = ch.circuit(q);
                 // Acyclic: both signs occur, so P is one of QUAD_SPLITS.
-                let p = (0..4).filter(|&j| sg[j] == sg[0]).fold(0u32, |a, j| a | 1 << j);
+                let p = (0..4)
+                    .filter(|&j| sg[j] == sg[0])
+                    .fold(0u32, |a, j| a | 1 << j);
                 let s = (p >> 1) as usize;
                 masks[(7 * t + s) * words + c / 64] |= 1 << (c % 64);
             }
@@ -517,6 +523,26 @@ impl CoverMasks {
         acc
     }
 
+    /// The same masks restricted to at most `n` words spread evenly over the chirotopes (a
+    /// sample: a set that covers every chirotope covers every sampled one).
+    pub fn sample(&self, n: usize) -> CoverMasks {
+        let stride = self.words.div_ceil(n.max(1));
+        let picked: Vec<usize> = (0..self.words).step_by(stride).collect();
+        let masks: Vec<u64> = (0..self.masks.len() / self.words)
+            .flat_map(|ts| picked.iter().map(move |&w| (ts, w)))
+            .map(|(ts, w)| self.masks[ts * self.words + w])
+            .collect();
+        let mut sample = CoverMasks {
+            k: self.k,
+            cases: 0,
+            words: picked.len(),
+            masks,
+        };
+        // The 7 splits of quad 0 partition the chirotopes.
+        sample.cases = sample.covered(&[0x7f]);
+        sample
+    }
+
     /// Number of chirotopes covered by the closed splits `closed` (see [`CoverMasks::cover`]).
     pub fn covered(&self, closed: &[u8]) -> usize {
         self.cover(closed)
@@ -525,6 +551,9 @@ impl CoverMasks {
             .sum()
     }
 }
+
+/// A set of queries with the number of chirotopes its closed circuit splits cover.
+pub type Scored = (usize, Vec<u64>);
 
 /// Outcome of [`cover_scan`].
 pub struct ScanReport {
@@ -582,7 +611,7 @@ pub fn cover_climb(
     masks: &CoverMasks,
     table: &mut SplitTable,
     starts: &[Vec<u64>],
-) -> Result<(Vec<(usize, Vec<u64>)>, usize), String> {
+) -> Result<(Vec<Scored>, usize), String> {
     let m = table.m;
     let k = masks.k;
     let mut evals = 0usize;
@@ -636,6 +665,82 @@ pub fn cover_climb(
     Ok((out, evals))
 }
 
+/// Outcome of [`cover_extensions`].
+pub struct ExtensionReport {
+    /// Sets evaluated (each class of `k`-sets at least once).
+    pub evaluated: usize,
+    /// Sampled chirotopes.
+    pub sampled: usize,
+    /// Sets covering every sampled chirotope (only these can cover all).
+    pub passed: usize,
+    /// The sets covering the most sampled chirotopes, with their exact coverage, most covered
+    /// first: `(covered, sampled covered, set)`.
+    pub best: Vec<(usize, usize, Vec<u64>)>,
+}
+
+/// Every class of `k`-sets, through the classes `bases` of `(k - 1)`-sets each extended by
+/// every other nonzero token (every `k`-set contains a `(k - 1)`-subset, which a coordinate
+/// permutation maps onto its class representative; classes are visited several times, which
+/// is cheaper than deduplicating them at `k = 7`). Each set is first tested on a sample of
+/// `sample_words` words of chirotopes; the exact coverage is computed for the sets covering the
+/// whole sample (the only ones that can cover everything) and for the `keep` best by sample.
+pub fn cover_extensions(
+    masks: &CoverMasks,
+    table: &mut SplitTable,
+    bases: &[Vec<u64>],
+    sample_words: usize,
+    keep: usize,
+) -> Result<ExtensionReport, String> {
+    let m = table.m;
+    let sample = masks.sample(sample_words);
+    let mut evaluated = 0;
+    let mut passed = 0;
+    // (sampled covered, set), best first; then the passing sets.
+    let mut top: Vec<(usize, Vec<u64>)> = Vec::new();
+    let mut full_sample: Vec<Vec<u64>> = Vec::new();
+    for base in bases {
+        for t in 1..1u64 << m {
+            if base.contains(&t) {
+                continue;
+            }
+            let mut rows = base.clone();
+            rows.push(t);
+            // Sorted: the ordered quads repeat across sets (coverage ignores the order).
+            rows.sort_unstable();
+            evaluated += 1;
+            let closed = table.closed_quads(&rows)?;
+            let n = sample.covered(&closed);
+            if n == sample.cases {
+                passed += 1;
+                full_sample.push(rows.clone());
+            }
+            if top.len() < keep || top.last().is_some_and(|b| n > b.0) {
+                let at = top.partition_point(|b| b.0 >= n);
+                top.insert(at, (n, rows));
+                top.truncate(keep);
+            }
+        }
+    }
+    let mut best = Vec::new();
+    for (n, rows) in top
+        .into_iter()
+        .chain(full_sample.into_iter().map(|r| (sample.cases, r)))
+    {
+        if best.iter().any(|b: &(usize, usize, Vec<u64>)| b.2 == rows) {
+            continue;
+        }
+        let closed = table.closed_quads(&rows)?;
+        best.push((masks.covered(&closed), n, rows));
+    }
+    best.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    Ok(ExtensionReport {
+        evaluated,
+        sampled: sample.cases,
+        passed,
+        best,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -682,6 +787,7 @@ mod tests {
     fn masks_partition_the_chirotopes() {
         let masks = CoverMasks::new(5).unwrap();
         assert_eq!(masks.cases, 132);
+        assert_eq!(masks.sample(5).cases, 132);
         // The 7 splits of one quad cover every chirotope exactly once.
         for t in 0..5 {
             let mut closed = vec![0u8; 5];

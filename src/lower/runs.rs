@@ -693,7 +693,8 @@ pub fn circuit_splits_run(
 
 /// The exhaustive cover search (`--family all --cover --exhaustive`): completes the table of
 /// circuit splits ([`circuit_splits_run`], one process), then for `k <= 6` the coverage of every
-/// class of `k`-sets by bitmasks, for `k = 7` a hill climb from the `starts` best 6-sets. Prints
+/// class of `k`-sets by bitmasks, for `k = 7` a hill climb from the `starts` best 6-sets and
+/// then every class of 7-sets, tested on a sample of the chirotopes first. Prints
 /// the distribution and the best sets to stdout; a set covering every chirotope is rebuilt by
 /// the cover search without cache and written as a certificate after the exact check.
 pub fn chirotopes_exhaustive(
@@ -764,6 +765,34 @@ pub fn chirotopes_exhaustive(
             .iter()
             .find(|o| o.0 == masks.cases)
             .map(|o| o.1.clone());
+        if full.is_none() {
+            // Every class of 7-sets: each class of 6-sets extended by every other token, a
+            // sample of the chirotopes first.
+            let t = Instant::now();
+            let bases = super::cover_scan::set_classes(m, 6)?;
+            let ext = super::cover_scan::cover_extensions(&masks, &mut table, &bases, 64, 10)?;
+            println!(
+                "m = {m}, k = 7: every class of 7-sets through the {} classes of 6-sets extended by every other token: {} sets, {} cover all {} sampled chirotopes ({:.1} s)",
+                bases.len(),
+                ext.evaluated,
+                ext.passed,
+                ext.sampled,
+                t.elapsed().as_secs_f64()
+            );
+            for (n, ns, rows) in ext.best.iter().take(10) {
+                println!(
+                    "  {n} / {} ({ns} / {} sampled) [{}]",
+                    masks.cases,
+                    ext.sampled,
+                    label(rows)
+                );
+            }
+            full = ext
+                .best
+                .iter()
+                .find(|b| b.0 == masks.cases)
+                .map(|b| b.2.clone());
+        }
     }
     let Some(rows) = full else {
         println!("m = {m}, k = {k}: no set of circuit splits covers every chirotope");
