@@ -784,6 +784,17 @@ mod tests {
     }
 
     #[test]
+    fn state_lines_read_back() {
+        let task = ([0b000011, 0b001100, 0b010111, 0b110000], 0b0101);
+        for v in [Verdict::Closed, Verdict::Open(0.25), Verdict::Failed] {
+            let line = split_line(6, task, v);
+            assert_eq!(parse_split_line(6, &line), Some((task, v)), "{line}");
+            // A line cut by an interruption is ignored.
+            assert_eq!(parse_split_line(6, &line[..line.len() / 2]), None);
+        }
+    }
+
+    #[test]
     fn masks_partition_the_chirotopes() {
         let masks = CoverMasks::new(5).unwrap();
         assert_eq!(masks.cases, 132);
