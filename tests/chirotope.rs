@@ -426,3 +426,46 @@ fn hostile_sizes_are_rejected_early() {
     let e = check(&c, CheckOptions::default()).unwrap_err();
     assert!(e.contains("12"), "{e}");
 }
+
+/// The exhaustive cover search's bitmask coverage (circuit verdicts by class, chirotope masks)
+/// against the cover search's own count (every circuit split solved on the set's own queries,
+/// every chirotope enumerated): the reference semantics, on sets with known coverage at m = 6
+/// and a few at m = 5, in two orders each (coverage does not depend on the queries' order).
+#[test]
+fn bitmask_coverage_matches_the_cover_search() {
+    use nkrank::lower::chirotope::cover_search;
+    use nkrank::lower::cover_scan::{CoverMasks, SplitTable};
+    let parse = |s: &str| -> Vec<u64> {
+        s.split(' ')
+            .map(|t| u64::from_str_radix(t, 2).unwrap())
+            .collect()
+    };
+    let sets: [(u32, &str, Option<usize>); 5] = [
+        (6, "000011 001100 010111 110000 111111", Some(80)),
+        (6, "000011 001100 010111 101101 110000 111010", Some(4688)),
+        (5, "00011 00101 00110 00111 11000", Some(36)),
+        (5, "00011 00101 01010 10101 11010", Some(20)),
+        (5, "00011 00101 00111 01111 11000 11010", None),
+    ];
+    let mut masks = std::collections::BTreeMap::new();
+    for (m, s, known) in sets {
+        let rows = parse(s);
+        let k = rows.len();
+        let mask = masks
+            .entry(k)
+            .or_insert_with(|| CoverMasks::new(k).unwrap());
+        let rep = cover_search(m, &rows, None).unwrap();
+        let brute = rep.cases - rep.uncovered;
+        if let Some(n) = known {
+            assert_eq!(brute, n, "{s}");
+        }
+        let mut table = SplitTable::new(m);
+        table.solve_missing = true;
+        let mut reversed = rows.clone();
+        reversed.reverse();
+        for order in [&rows, &reversed] {
+            let fast = mask.covered(&table.closed_quads(order).unwrap());
+            assert_eq!(fast, brute, "{s}");
+        }
+    }
+}

@@ -229,6 +229,27 @@ enum Lower {
         /// Folder of the shards' state files (resume, merge).
         #[arg(long, default_value = "chirotope-state")]
         state: PathBuf,
+        /// With --family all --cover (m <= 6): every class of k-sets (k <= 6) by bitmasks over
+        /// the chirotopes, from a table of every circuit split solved once per class (kept in
+        /// --state, see `circuit-splits`); for k = 7 a hill climb from the best 6-sets.
+        #[arg(long)]
+        exhaustive: bool,
+        /// With --exhaustive and k = 7: how many of the best 6-sets the climb starts from.
+        #[arg(long, default_value_t = 20)]
+        starts: usize,
+    },
+    /// Solves every circuit split of four distinct nonzero tokens once per class (m <= 6),
+    /// appending one line per split to a resumable state file (shard `I/N`).
+    CircuitSplits {
+        /// Bits per token.
+        #[arg(long)]
+        m: u32,
+        /// Shard `I/N`: solve only the split classes whose index is I modulo N.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        /// Folder of the state files (every file of this m there is read).
+        #[arg(long, default_value = "chirotope-state")]
+        state: PathBuf,
     },
     /// Assembles the state files of a sharded chirotope search: what closed, what remains.
     Merge {
@@ -800,8 +821,22 @@ fn lower(what: Lower) -> Result<(), String> {
             shard,
             out,
             state,
+            exhaustive,
+            starts,
         } => {
             ensure_writable(&out)?;
+            if exhaustive {
+                if !(cover && family == "all" && shard == "0/1") {
+                    return Err("--exhaustive needs --family all --cover and no --shard (shard the split table with `circuit-splits`)".into());
+                }
+                return nkrank::lower::runs::chirotopes_exhaustive(
+                    m,
+                    usize::from(k),
+                    starts,
+                    &out,
+                    &state,
+                );
+            }
             nkrank::lower::runs::chirotopes_run(
                 m,
                 usize::from(k),
@@ -813,6 +848,9 @@ fn lower(what: Lower) -> Result<(), String> {
                 &out,
                 &state,
             )
+        }
+        Lower::CircuitSplits { m, shard, state } => {
+            nkrank::lower::runs::circuit_splits_run(m, &shard, &state).map(|_| ())
         }
         Lower::Merge {
             m,

@@ -5,6 +5,7 @@
 pub mod aggregated;
 pub mod case_tree;
 pub mod chirotope;
+pub mod cover_scan;
 pub mod fooling;
 pub mod ratio_lp;
 pub mod runs;

@@ -594,28 +594,7 @@ pub fn chirotopes_run(
         ));
         bar.inc(1);
         if let Some(tree) = tree {
-            let prov = provenance(
-                &format!("case-tree: rank 3 refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
-                &format!("nkrank lower chirotopes --m {m} --k {k} --family {}{}", label.join(","), if cover { " --cover" } else { "" }),
-            );
-            let cert = CertificateFile {
-                format: crate::cert::FORMAT_NAME.into(),
-                version: crate::cert::FORMAT_VERSION,
-                kind: crate::cert::format::KIND_CASE_TREE.into(),
-                m,
-                length: 3,
-                claim: crate::cert::Claim {
-                    bound: "lower".into(),
-                    rank: 4,
-                },
-                provenance: Some(prov),
-                model: None,
-                multipliers: None,
-                ratio: None,
-                fooling: None,
-                case_tree: Some(tree),
-                pairs_rule: None,
-            };
+            let cert = chirotope_certificate(m, k, &label.join(","), cover, tree);
             let (path, _) = check_and_write(&cert, out_dir)?;
             bar.finish_and_clear();
             eprintln!(
@@ -627,6 +606,214 @@ pub fn chirotopes_run(
     }
     bar.finish_and_clear();
     eprintln!("m = {m}, k = {k}, shard {si}/{sn}: {tried} sets tried now, none closes every chirotope; best closes {} of {} ([{}])", best.0, best.1, best.2);
+    Ok(())
+}
+
+/// The certificate (kind `case-tree`, rank 4) of a chirotope tree or cover of the queries
+/// `label` (binary, comma-separated), with the command that rebuilds it.
+fn chirotope_certificate(
+    m: u32,
+    k: usize,
+    label: &str,
+    cover: bool,
+    tree: crate::cert::format::CaseTreeJson,
+) -> CertificateFile {
+    let prov = provenance(
+        &format!("case-tree: rank 3 refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
+        &format!("nkrank lower chirotopes --m {m} --k {k} --family {label}{}", if cover { " --cover" } else { "" }),
+    );
+    CertificateFile {
+        format: crate::cert::FORMAT_NAME.into(),
+        version: crate::cert::FORMAT_VERSION,
+        kind: crate::cert::format::KIND_CASE_TREE.into(),
+        m,
+        length: 3,
+        claim: crate::cert::Claim {
+            bound: "lower".into(),
+            rank: 4,
+        },
+        provenance: Some(prov),
+        model: None,
+        multipliers: None,
+        ratio: None,
+        fooling: None,
+        case_tree: Some(tree),
+        pairs_rule: None,
+    }
+}
+
+/// Solves, once per class, every circuit split of four distinct nonzero `m`-bit tokens
+/// (`m <= MAX_M_EXHAUSTIVE`) that the state files in `state_dir` do not hold yet, shard `I/N` of
+/// them (task index `= I mod N`), appending one line per split to the shard's state file.
+/// Returns the table of every verdict in `state_dir`.
+pub fn circuit_splits_run(
+    m: u32,
+    shard: &str,
+    state_dir: &Path,
+) -> Result<super::cover_scan::SplitTable, String> {
+    use super::cover_scan::{solve_split_tasks, split_tasks, SplitTable};
+    if !(2..=MAX_M_EXHAUSTIVE).contains(&m) {
+        return Err(format!(
+            "circuit splits are tabulated for 2 <= m <= {MAX_M_EXHAUSTIVE}"
+        ));
+    }
+    let shard = parse_shard(shard)?;
+    let t = Instant::now();
+    let tasks = split_tasks(m)?;
+    let mut table = SplitTable::load(m, state_dir)?;
+    let classes = super::cover_scan::set_classes(m, 4)?.len();
+    eprintln!(
+        "m = {m}: {classes} classes of 4 nonzero tokens, {} classes of circuit splits ({:.1} s); {} verdicts in {}",
+        tasks.len(),
+        t.elapsed().as_secs_f64(),
+        table.len(),
+        state_dir.display()
+    );
+    let t = Instant::now();
+    let solved = solve_split_tasks(&tasks, &mut table, shard, state_dir)?;
+    let mut counts = [0usize; 3];
+    for &(q, p) in &tasks {
+        match table.verdict(q, p) {
+            Some(super::cover_scan::Verdict::Closed) => counts[0] += 1,
+            Some(super::cover_scan::Verdict::Open(_)) => counts[1] += 1,
+            Some(super::cover_scan::Verdict::Failed) => counts[2] += 1,
+            None => {}
+        }
+    }
+    eprintln!(
+        "m = {m}: {solved} splits solved now ({:.1} s); table: {} closed, {} open, {} failed, {} missing",
+        t.elapsed().as_secs_f64(),
+        counts[0],
+        counts[1],
+        counts[2],
+        tasks.len() - counts.iter().sum::<usize>()
+    );
+    Ok(table)
+}
+
+/// The exhaustive cover search (`--family all --cover --exhaustive`): completes the table of
+/// circuit splits ([`circuit_splits_run`], one process), then for `k <= 6` the coverage of every
+/// class of `k`-sets by bitmasks, for `k = 7` a hill climb from the `starts` best 6-sets and
+/// then every class of 7-sets, tested on a sample of the chirotopes first. Prints
+/// the distribution and the best sets to stdout; a set covering every chirotope is rebuilt by
+/// the cover search without cache and written as a certificate after the exact check.
+pub fn chirotopes_exhaustive(
+    m: u32,
+    k: usize,
+    starts: usize,
+    out_dir: &Path,
+    state_dir: &Path,
+) -> Result<(), String> {
+    use super::cover_scan::{cover_climb, cover_scan, CoverMasks};
+    let mut table = circuit_splits_run(m, "0/1", state_dir)?;
+    let label = |rows: &[u64]| -> String {
+        rows.iter()
+            .map(|q| format!("{q:0width$b}", width = m as usize))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let t = Instant::now();
+    let scan_k = k.min(6);
+    let keep = if k == 7 { starts.max(10) } else { 10 };
+    let rep = cover_scan(m, scan_k, &mut table, keep)?;
+    println!(
+        "m = {m}, k = {scan_k}: {} classes of {scan_k} nonzero tokens, {} chirotopes ({:.1} s)",
+        rep.classes,
+        rep.cases,
+        t.elapsed().as_secs_f64()
+    );
+    if rep.with_failed > 0 {
+        println!(
+            "  {} classes have a split whose LP gave no verdict (counted open)",
+            rep.with_failed
+        );
+    }
+    println!(
+        "covered chirotopes per class (covered: classes): {}",
+        rep.histogram
+            .iter()
+            .rev()
+            .map(|(c, n)| format!("{c}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (n, rows) in rep.best.iter().take(10) {
+        println!("  {n} / {} [{}]", rep.cases, label(rows));
+    }
+    let mut full: Option<Vec<u64>> = rep
+        .best
+        .iter()
+        .find(|b| b.0 == rep.cases)
+        .map(|b| b.1.clone());
+    if k == 7 && full.is_none() {
+        let t = Instant::now();
+        let masks = CoverMasks::new(7)?;
+        let from: Vec<Vec<u64>> = rep.best.iter().take(starts).map(|b| b.1.clone()).collect();
+        let (optima, evals) = cover_climb(&masks, &mut table, &from)?;
+        println!(
+            "m = {m}, k = 7: climb from the {} best 6-sets (best extension, then 1-token swaps), {evals} sets evaluated, {} chirotopes ({:.1} s)",
+            from.len(),
+            masks.cases,
+            t.elapsed().as_secs_f64()
+        );
+        let mut optima = optima;
+        optima.sort_by_key(|o| std::cmp::Reverse(o.0));
+        for (n, rows) in &optima {
+            println!("  {n} / {} [{}]", masks.cases, label(rows));
+        }
+        full = optima
+            .iter()
+            .find(|o| o.0 == masks.cases)
+            .map(|o| o.1.clone());
+        if full.is_none() {
+            // Every class of 7-sets: each class of 6-sets extended by every other token, a
+            // sample of the chirotopes first.
+            let t = Instant::now();
+            let bases = super::cover_scan::set_classes(m, 6)?;
+            let ext = super::cover_scan::cover_extensions(&masks, &mut table, &bases, 64, 10)?;
+            println!(
+                "m = {m}, k = 7: every class of 7-sets through the {} classes of 6-sets extended by every other token: {} sets, {} cover all {} sampled chirotopes ({:.1} s)",
+                bases.len(),
+                ext.evaluated,
+                ext.passed,
+                ext.sampled,
+                t.elapsed().as_secs_f64()
+            );
+            for (n, ns, rows) in ext.best.iter().take(10) {
+                println!(
+                    "  {n} / {} ({ns} / {} sampled) [{}]",
+                    masks.cases,
+                    ext.sampled,
+                    label(rows)
+                );
+            }
+            full = ext
+                .best
+                .iter()
+                .find(|b| b.0 == masks.cases)
+                .map(|b| b.2.clone());
+        }
+    }
+    let Some(rows) = full else {
+        println!("m = {m}, k = {k}: no set of circuit splits covers every chirotope");
+        return Ok(());
+    };
+    // The table's verdicts only point to the set: the cover is rebuilt from fresh LPs and the
+    // certificate checked before it is written.
+    let rep = super::chirotope::cover_search(m, &rows, None)?;
+    let tree = super::chirotope::cover_tree(&rows, &rep)?.ok_or_else(|| {
+        format!(
+            "[{}]: the table said every chirotope is covered, the cover search left {} open",
+            label(&rows),
+            rep.uncovered
+        )
+    })?;
+    let cert = chirotope_certificate(m, rows.len(), &label(&rows), true, tree);
+    let (path, _) = check_and_write(&cert, out_dir)?;
+    println!(
+        "m = {m}: chirotope cover certifies r* >= 4 -> {}",
+        path.display()
+    );
     Ok(())
 }
 
