@@ -45,6 +45,18 @@ pub fn solve_case_aggregated(
     case: &[usize],
     relations: &[Relation],
 ) -> Result<LeafOutcome, String> {
+    solve_with_point(set, case, relations).map(|(outcome, _)| outcome)
+}
+
+/// As [`solve_case_aggregated`], with the LP's optimal point when the case is open: `x_i(o)` at
+/// `i * n + o` and `w_i(o)` at `(k + i) * n + o` (`n` orbits in the order of
+/// [`RowSet::orbits`], `sum x = 1`), every multiset constraint at least the margin (the witness
+/// that [`super::witness`] makes exact).
+pub fn solve_with_point(
+    set: &RowSet,
+    case: &[usize],
+    relations: &[Relation],
+) -> Result<(LeafOutcome, Option<Vec<f64>>), String> {
     if set.length != 3 {
         return Err("the level-aggregated LP is written for N = 3".into());
     }
@@ -144,7 +156,8 @@ pub fn solve_case_aggregated(
         .map_err(|e| format!("HiGHS failed on an aggregated case-tree LP: {e}"))?;
     let margin = sol.value(delta);
     if margin > OPEN_MARGIN {
-        return Ok(LeafOutcome::Open(margin));
+        let point = x.iter().map(|&v| sol.value(v)).collect();
+        return Ok((LeafOutcome::Open(margin), Some(point)));
     }
     let dual = sol.compute_dual();
     let ys: Vec<f64> = margin_refs.into_iter().map(|r| dual.dual(r)).collect();
@@ -229,7 +242,7 @@ pub fn solve_case_aggregated(
         let lam: Vec<f64> = lam.iter().map(|v| sign * v).collect();
         for tol in [1e-9, 1e-7, 1e-11, 1e-5] {
             if let Some(leaf) = exact_leaf(&sys, case, relations, &y, &lam, tol) {
-                return Ok(LeafOutcome::Closed(leaf));
+                return Ok((LeafOutcome::Closed(leaf), None));
             }
         }
     }

@@ -19,9 +19,12 @@
 //! [`super::chirotope::cover_tree`], whose certificate the checker verifies before it is
 //! written.
 
+use super::aggregated::solve_with_point;
 use super::case_tree::permutations_of;
-use super::chirotope::solve_support_split;
+use super::case_tree::LeafOutcome;
+use super::witness::is_exact_witness;
 use crate::chirotope::chirotopes;
+use crate::relation::RowSet;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -174,8 +177,15 @@ pub fn split_tasks(m: u32) -> Result<Vec<SplitTask>, String> {
 pub enum Verdict {
     /// The split's system has an exact Motzkin certificate (a leaf).
     Closed,
-    /// The LP found this positive margin (float evidence that the split is feasible).
-    Open(f64),
+    /// The LP found this positive margin: float evidence that the split is feasible, made
+    /// exact when `exact` (its optimal point, rounded, is a strictly feasible solution checked
+    /// in exact arithmetic, [`super::witness`]; no leaf certificate for the split exists).
+    Open {
+        /// The LP's margin.
+        margin: f64,
+        /// Whether the rounded point passed the exact check.
+        exact: bool,
+    },
     /// The LP looked closed but no exact certificate was extracted (counted as not closed).
     Failed,
 }
@@ -205,7 +215,14 @@ fn split_line(m: u32, (q, p): SplitTask, v: Verdict) -> String {
         .collect();
     let verdict = match v {
         Verdict::Closed => "closed".to_string(),
-        Verdict::Open(margin) => format!("open {margin:e}"),
+        Verdict::Open {
+            margin,
+            exact: false,
+        } => format!("open {margin:e}"),
+        Verdict::Open {
+            margin,
+            exact: true,
+        } => format!("open {margin:e} exact"),
         Verdict::Failed => "failed".to_string(),
     };
     format!("{} {} {verdict}", toks.join(","), side.join("+"))
@@ -234,10 +251,17 @@ fn parse_split_line(m: u32, line: &str) -> Option<(SplitTask, Verdict)> {
     if !QUAD_SPLITS.contains(&p) {
         return None;
     }
-    let v = match (f[2], f.get(3)) {
-        ("closed", None) => Verdict::Closed,
-        ("failed", None) => Verdict::Failed,
-        ("open", Some(x)) => Verdict::Open(x.parse().ok()?),
+    let v = match (f[2], f.get(3), f.get(4)) {
+        ("closed", None, None) => Verdict::Closed,
+        ("failed", None, None) => Verdict::Failed,
+        ("open", Some(x), exact) => Verdict::Open {
+            margin: x.parse().ok()?,
+            exact: match exact {
+                None => false,
+                Some(&"exact") => true,
+                Some(_) => return None,
+            },
+        },
         _ => return None,
     };
     Some(((q, p), v))
@@ -346,7 +370,7 @@ impl SplitTable {
             match v {
                 Verdict::Closed => bits |= 1 << s,
                 Verdict::Failed => failed |= 1 << s,
-                Verdict::Open(_) => {}
+                Verdict::Open { .. } => {}
             }
         }
         self.memo.insert(q, (bits, failed));
@@ -372,11 +396,22 @@ impl SplitTable {
     }
 }
 
-/// Solves one circuit split on its own four queries (level-aggregated LP).
+/// Solves one circuit split on its own four queries (level-aggregated LP); an open split's
+/// optimal point is checked as an exact witness ([`super::witness`]).
 pub fn solve_verdict(m: u32, (q, p): SplitTask) -> Result<Verdict, String> {
-    match solve_support_split(m, &q, 15, p) {
-        Ok(Ok(_)) => Ok(Verdict::Closed),
-        Ok(Err(margin)) => Ok(Verdict::Open(margin)),
+    let set = RowSet::new(m, 3, &q)?;
+    let positive: Vec<usize> = (0..4).filter(|&j| (p >> j) & 1 == 1).collect();
+    let negative: Vec<usize> = (0..4).filter(|&j| (p >> j) & 1 == 0).collect();
+    let relations = [(positive.clone(), negative)];
+    match solve_with_point(&set, &positive, &relations) {
+        Ok((LeafOutcome::Closed(_), _)) => Ok(Verdict::Closed),
+        Ok((LeafOutcome::Open(margin), point)) => Ok(Verdict::Open {
+            margin,
+            exact: match point {
+                Some(x) => is_exact_witness(&set, &relations, &x)?,
+                None => false,
+            },
+        }),
         Err(e) if e.contains("no exact certificate") => Ok(Verdict::Failed),
         Err(e) => Err(e),
     }
@@ -786,7 +821,18 @@ mod tests {
     #[test]
     fn state_lines_read_back() {
         let task = ([0b000011, 0b001100, 0b010111, 0b110000], 0b0101);
-        for v in [Verdict::Closed, Verdict::Open(0.25), Verdict::Failed] {
+        for v in [
+            Verdict::Closed,
+            Verdict::Open {
+                margin: 0.25,
+                exact: false,
+            },
+            Verdict::Open {
+                margin: 0.25,
+                exact: true,
+            },
+            Verdict::Failed,
+        ] {
             let line = split_line(6, task, v);
             assert_eq!(parse_split_line(6, &line), Some((task, v)), "{line}");
             // A line cut by an interruption is ignored.

@@ -11,3 +11,4 @@ pub mod ratio_lp;
 pub mod runs;
 pub mod theory;
 pub mod unreduced;
+pub mod witness;

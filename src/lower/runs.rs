@@ -671,21 +671,25 @@ pub fn circuit_splits_run(
     );
     let t = Instant::now();
     let solved = solve_split_tasks(&tasks, &mut table, shard, state_dir)?;
-    let mut counts = [0usize; 3];
+    // Closed, open with an exact witness, open by the float margin only, failed.
+    let mut counts = [0usize; 4];
     for &(q, p) in &tasks {
+        use super::cover_scan::Verdict;
         match table.verdict(q, p) {
-            Some(super::cover_scan::Verdict::Closed) => counts[0] += 1,
-            Some(super::cover_scan::Verdict::Open(_)) => counts[1] += 1,
-            Some(super::cover_scan::Verdict::Failed) => counts[2] += 1,
+            Some(Verdict::Closed) => counts[0] += 1,
+            Some(Verdict::Open { exact: true, .. }) => counts[1] += 1,
+            Some(Verdict::Open { exact: false, .. }) => counts[2] += 1,
+            Some(Verdict::Failed) => counts[3] += 1,
             None => {}
         }
     }
     eprintln!(
-        "m = {m}: {solved} splits solved now ({:.1} s); table: {} closed, {} open, {} failed, {} missing",
+        "m = {m}: {solved} splits solved now ({:.1} s); table: {} closed, {} open with an exact witness, {} open by the float margin only, {} failed, {} missing",
         t.elapsed().as_secs_f64(),
         counts[0],
         counts[1],
         counts[2],
+        counts[3],
         tasks.len() - counts.iter().sum::<usize>()
     );
     Ok(table)
