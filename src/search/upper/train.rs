@@ -29,9 +29,9 @@ const L4_PER_SIDE: usize = 6;
 /// Rows per chunk of the deterministic reductions (independent of the thread count).
 const CHUNK: usize = 8;
 
-/// The log-feature that stands for an exact zero in [`FloatModel::from_model`] (`e^-40` is
-/// below every entry the training produces).
-pub const LOG_ZERO: f64 = -40.0;
+/// The log-feature that stands for an exact zero in [`FloatModel::from_model`]: the least one
+/// the training keeps (it clamps log-features to `[-30, 30]`).
+pub const LOG_ZERO: f64 = -30.0;
 
 /// A float model with positive features: `U = exp(a)`, `V = exp(b)`, values `g`.
 #[derive(Clone, Debug)]
@@ -391,7 +391,8 @@ fn row_pass_on(
         }
         let y = ww / kk;
         let e = y - t;
-        let err = e.abs();
+        // A NaN (0 / 0, or an overflow) is the worst error, never none.
+        let err = if e.is_nan() { f64::INFINITY } else { e.abs() };
         if err > out.max_err {
             out.max_err = err;
         }
@@ -655,6 +656,10 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
             None => beta,
         };
         let (ga, gb, gg, me) = gradient(fm, cfg.length, beta, e0, active.as_deref());
+        // A step that overflowed would spoil the model: stop with what there is.
+        if !me.is_finite() || ga.iter().chain(&gb).chain(&gg).any(|x| !x.is_finite()) {
+            break;
+        }
         let true_max = if use_l4 { full } else { Some(me) };
         e0 = e0.max(me);
         if !use_l4 {
@@ -1285,14 +1290,22 @@ pub fn descent_starts(fm: &FloatModel) -> Vec<(String, FloatModel)> {
     let mut order: Vec<usize> = (0..fm.r).collect();
     order.sort_by(|&x, &y| w[x].total_cmp(&w[y]).then(x.cmp(&y)));
     let (c, d) = (order[0].min(order[1]), order[0].max(order[1]));
+    // Values far outside the targets' range `[0, m]` only matter where the kernel nearly
+    // vanishes (an exact model may have them); once a feature is gone they would dominate, so
+    // the starts keep them in `[-1, m + 1]`.
+    let top = f64::from(fm.m) + 1.0;
+    let in_range = |mut s: FloatModel| {
+        s.g.iter_mut().for_each(|x| *x = x.clamp(-1.0, top));
+        s
+    };
     vec![
         (
             format!("prune feature {}", order[0]),
-            fm.without_feature(order[0]),
+            in_range(fm.without_feature(order[0])),
         ),
         (
             format!("merge features {c}, {d}"),
-            fm.with_features_merged(c, d),
+            in_range(fm.with_features_merged(c, d)),
         ),
     ]
 }
