@@ -21,7 +21,7 @@
 //!   relations' supports, in increasing index order, renumbered `0..`; constraint rows and orbit
 //!   labels refer to that system) by [`check_leaf`].
 
-use super::case_tree_cert::{check_leaf, Relation};
+use super::case_tree_cert::{check_leaf, root, Relation};
 use crate::cert::format::{CaseLeafJson, CaseTreeJson};
 use crate::chirotope::{chirotopes, Chirotope, MAX_CHIROTOPE_ROWS};
 use crate::relation::RowSet;
@@ -221,12 +221,9 @@ fn leaf_patterns(k: usize, leaf: &CaseLeafJson) -> Result<Vec<Vec<i8>>, String> 
             leaf.relations.len()
         ));
     }
-    let mut out = Vec::new();
-    for (r, rel) in leaf.relations.iter().enumerate() {
-        let x = sign_pattern(r, &rel.positive, &rel.negative, k)?;
-        out.push(x);
-    }
-    Ok(out)
+    (leaf.relations.iter().enumerate())
+        .map(|(r, rel)| sign_pattern(r, &rel.positive, &rel.negative, k))
+        .collect()
 }
 
 /// The forest condition and the Motzkin certificate of a leaf whose patterns are `xs`.
@@ -239,12 +236,6 @@ fn check_relations_and_certificate(
 ) -> Result<(), String> {
     let k = queries.len();
     let mut parent: Vec<usize> = (0..k + xs.len()).collect();
-    fn root(p: &[usize], mut x: usize) -> usize {
-        while p[x] != x {
-            x = p[x];
-        }
-        x
-    }
     let mut support = vec![false; k];
     for (r, x) in xs.iter().enumerate() {
         for (i, &v) in x.iter().enumerate() {

@@ -24,13 +24,44 @@ use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
 
-/// Which side of the target a constraint guards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which side of the target a constraint guards; one type for the verdict and every reduced
+/// system (`rank1::SideKey` and `ratio::RatioSide` name it too), ordered for canonical keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
     /// `y > t - 1/2`: the output is not too low.
     Low,
     /// `y < t + 1/2`: the output is not too high.
     High,
+}
+
+impl Side {
+    /// Text form used in certificates: `"low"` or `"high"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Side::Low => "low",
+            Side::High => "high",
+        }
+    }
+
+    /// Parses [`Side::label`] exactly.
+    pub fn parse(s: &str) -> Result<Side, String> {
+        match s {
+            "low" => Ok(Side::Low),
+            "high" => Ok(Side::High),
+            other => Err(format!("side must be \"low\" or \"high\", found {other:?}")),
+        }
+    }
+}
+
+/// Coefficients `(of every x, of every w)` of a row constraint with target `t`, scaled by 2
+/// (L3, `docs/PROOFS.md` section 3): low side `sum_S (2 w - (2t - 1) x) > 0`, high side
+/// `sum_S ((2t + 1) x - 2 w) > 0`.
+pub fn side_coefficients(side: Side, t: u32) -> (i64, i64) {
+    let t = i64::from(t);
+    match side {
+        Side::Low => (-(2 * t - 1), 2),
+        Side::High => (2 * t + 1, -2),
+    }
 }
 
 /// A sequence on which a model fails, as found by the fast path: the query token, then the
@@ -218,11 +249,8 @@ impl IntRow {
             for side in [Side::Low, Side::High] {
                 let least = match &small {
                     Some((k, w)) => {
-                        let t = i128::from(tau);
-                        let (cw, ck) = match side {
-                            Side::Low => (2, 1 - 2 * t),
-                            Side::High => (-2, 2 * t + 1),
-                        };
+                        let (ck, cw) = side_coefficients(side, tau);
+                        let (ck, cw) = (i128::from(ck), i128::from(cw));
                         min_over_multisets(&self.level, self.qi, length, tau, |z| {
                             cw * w[z] + ck * k[z]
                         })
