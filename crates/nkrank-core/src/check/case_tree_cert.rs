@@ -99,16 +99,7 @@ pub fn leaf_relations(
     case: &[usize],
     leaf: &CaseLeafJson,
 ) -> Result<Vec<Relation>, String> {
-    let rels: Vec<Relation> = leaf
-        .relations
-        .iter()
-        .map(|r| {
-            (
-                r.positive.iter().map(|&i| i as usize).collect(),
-                r.negative.iter().map(|&i| i as usize).collect(),
-            )
-        })
-        .collect();
+    let rels = relations_of(leaf, |i| i as usize);
     if rels.is_empty() {
         return Err("no relation".into());
     }
@@ -158,6 +149,14 @@ pub fn leaf_relations(
         }
     }
     Ok(rels)
+}
+
+/// A leaf's relations, each query index mapped by `index`.
+pub(super) fn relations_of(leaf: &CaseLeafJson, index: impl Fn(u32) -> usize) -> Vec<Relation> {
+    let side = |s: &[u32]| s.iter().map(|&i| index(i)).collect();
+    (leaf.relations.iter())
+        .map(|r| (side(&r.positive), side(&r.negative)))
+        .collect()
 }
 
 /// The root of `x` in a union-find forest given by parent links (the forest checks of the

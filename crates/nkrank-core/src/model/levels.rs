@@ -200,15 +200,8 @@ impl IntRow {
     /// verdict's arithmetic cannot overflow (see [`IntRow::first_failure`]).
     fn narrow(&self) -> Option<(Vec<i128>, Vec<i128>)> {
         let conv = |v: &[BigInt]| -> Option<Vec<i128>> {
-            v.iter()
-                .map(|x| {
-                    if x.bits() <= SMALL_BITS {
-                        i128::try_from(x).ok()
-                    } else {
-                        None
-                    }
-                })
-                .collect()
+            let narrow = |x: &BigInt| i128::try_from(x).ok().filter(|_| x.bits() <= SMALL_BITS);
+            v.iter().map(narrow).collect()
         };
         Some((conv(&self.k)?, conv(&self.w)?))
     }
@@ -479,16 +472,9 @@ fn row_outcome(
     Ok(with_error.then(|| row.max_error(length)))
 }
 
-/// The worst of the rows' errors (`None` inside when some input has zero kernel mass).
+/// The worst of the rows' errors (`None` when some input has zero kernel mass).
 fn worst_error(errors: impl IntoIterator<Item = Option<Q>>) -> Option<Q> {
-    let mut worst = Q::zero();
-    for e in errors {
-        let e = e?;
-        if e > worst {
-            worst = e;
-        }
-    }
-    Some(worst)
+    (errors.into_iter()).try_fold(Q::zero(), |worst, e| Some(worst.max(e?)))
 }
 
 /// Why the checker did not accept a model.

@@ -159,14 +159,12 @@ impl<'a> ScaledModel<'a> {
         let cap = bits_cap(m);
         let r = model.rank();
         // The kernel costs sum_c nnz(U[., c]) nnz(V[., c]) products: bound it before doing it.
-        let mut u_count = vec![0u64; r];
-        let mut v_count = vec![0u64; r];
-        for (_, c, _) in model.u().entries() {
-            u_count[c] += 1;
-        }
-        for (_, c, _) in model.v().entries() {
-            v_count[c] += 1;
-        }
+        let per_column = |a: &super::SparseMatrix| {
+            let mut count = vec![0u64; r];
+            a.entries().for_each(|(_, c, _)| count[c] += 1);
+            count
+        };
+        let (u_count, v_count) = (per_column(model.u()), per_column(model.v()));
         let products: u64 = u_count
             .iter()
             .zip(&v_count)
