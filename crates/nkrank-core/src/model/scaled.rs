@@ -470,21 +470,15 @@ impl<'a> ScaledModel<'a> {
                 return self.fractions(tokens, qi, k2, parts);
             }
         }
-        let mut k = Vec::with_capacity(tokens.len());
-        let mut w = Vec::with_capacity(tokens.len());
-        for (kz, e) in k2.into_iter().zip(parts) {
-            match e {
-                None => {
-                    k.push(BigInt::zero());
-                    w.push(BigInt::zero());
-                }
+        let (k, w) = (k2.into_iter().zip(parts))
+            .map(|(kz, e)| match e {
+                None => (BigInt::zero(), BigInt::zero()),
                 Some((g, d, den)) => {
                     let kf = kz * (&l / &den);
-                    w.push(&kf * &g);
-                    k.push(kf * &d);
+                    (&kf * &d, kf * &g)
                 }
-            }
-        }
+            })
+            .unzip();
         Ok(ScaledRow {
             tokens,
             qi,
@@ -514,23 +508,12 @@ impl<'a> ScaledModel<'a> {
             })
             .fold(0u64, u64::saturating_add);
         self.charge(cost)?;
-        let mut k = Vec::with_capacity(tokens.len());
-        let mut w = Vec::with_capacity(tokens.len());
-        let mut den = Vec::with_capacity(tokens.len());
-        for (kz, e) in k2.into_iter().zip(parts) {
-            match e {
-                None => {
-                    k.push(BigInt::zero());
-                    w.push(BigInt::zero());
-                    den.push(BigInt::one());
-                }
-                Some((g, d, hd)) => {
-                    w.push(&kz * g);
-                    k.push(kz * d);
-                    den.push(hd);
-                }
-            }
-        }
+        let ((k, w), den) = (k2.into_iter().zip(parts))
+            .map(|(kz, e)| match e {
+                None => ((BigInt::zero(), BigInt::zero()), BigInt::one()),
+                Some((g, d, hd)) => ((&kz * d, kz * g), hd),
+            })
+            .unzip();
         Ok(ScaledRow {
             tokens,
             qi,
