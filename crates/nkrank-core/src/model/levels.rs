@@ -460,23 +460,6 @@ where
     Some((own + va + vb * T::from(length as i64 - 2), Some((a, b))))
 }
 
-/// One row's verdict and (when asked) exact maximal error; `Err` carries a failing sequence.
-fn row_outcome(
-    mut row: IntRow,
-    length: usize,
-    with_error: bool,
-) -> Result<Option<Option<Q>>, Witness> {
-    if let Some(w) = row.first_failure(length) {
-        return Err(w);
-    }
-    Ok(with_error.then(|| row.max_error(length)))
-}
-
-/// The worst of the rows' errors (`None` when some input has zero kernel mass).
-fn worst_error(errors: impl IntoIterator<Item = Option<Q>>) -> Option<Q> {
-    (errors.into_iter()).try_fold(Q::zero(), |worst, e| Some(worst.max(e?)))
-}
-
 /// Why the checker did not accept a model.
 #[derive(Clone, Debug)]
 pub enum RowsRefused {
@@ -515,7 +498,7 @@ pub fn check_rows_with_row_cap(
     let rows: Vec<Option<Option<Q>>> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
+            let mut row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
             if row.small.is_none() {
                 let words = |v: &[BigInt]| v.iter().map(|x| x.bits().div_ceil(64)).max();
                 let wn = words(&row.k).max(words(&row.w)).unwrap_or(0);
@@ -527,8 +510,15 @@ pub fn check_rows_with_row_cap(
                     .saturating_mul(BIG_OP_WORDS + wn + cross);
                 sm.charge(cost).map_err(RowsRefused::TooCostly)?;
             }
-            row_outcome(row, length, with_error).map_err(RowsRefused::Fails)
+            if let Some(w) = row.first_failure(length) {
+                return Err(RowsRefused::Fails(w));
+            }
+            Ok(with_error.then(|| row.max_error(length)))
         })
         .collect::<Result<_, _>>()?;
-    Ok(with_error.then(|| worst_error(rows.into_iter().map(|e| e.flatten()))))
+    // The worst of the rows' errors, `None` when some input has zero kernel mass.
+    let worst = |rows: Vec<Option<Option<Q>>>| {
+        (rows.into_iter()).try_fold(Q::zero(), |worst, e| Some(worst.max(e.flatten()?)))
+    };
+    Ok(with_error.then(|| worst(rows)))
 }
