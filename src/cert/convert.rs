@@ -4,9 +4,12 @@
 
 pub use nkrank_core::cert::convert::*;
 
-use super::format::{MatrixJson, ModelJson, MultiplierJson, ValuesJson};
+use super::format::{
+    MatrixJson, ModelJson, MultiplierJson, RatioMultiplierJson, TokenSpecJson, ValuesJson,
+};
 use crate::model::{Model, SparseMatrix, Values};
-use crate::rank1::{ConstraintKey, SideKey};
+use crate::rank1::ConstraintKey;
+use crate::ratio::{RatioKey, TokenSpec};
 use crate::rational::{format_q, Q};
 
 /// The JSON form of a matrix.
@@ -48,11 +51,25 @@ pub fn model_to_json(model: &Model) -> ModelJson {
 pub fn multiplier_to_json(key: &ConstraintKey, y: &Q) -> MultiplierJson {
     MultiplierJson {
         query_weight: key.query_weight,
-        side: match key.side {
-            SideKey::Low => "low".into(),
-            SideKey::High => "high".into(),
-        },
+        side: key.side.label().into(),
         others: key.others.clone(),
+        y: format_q(y),
+    }
+}
+
+/// The JSON form of a row-ratio token spec in a row of weight `w`.
+pub fn spec_to_json(s: TokenSpec, w: u32) -> TokenSpecJson {
+    TokenSpecJson {
+        level: s.level(w),
+        query: s == TokenSpec::Query,
+    }
+}
+
+/// The JSON form of a row-ratio multiplier.
+pub fn ratio_multiplier_to_json(key: &RatioKey, y: &Q) -> RatioMultiplierJson {
+    RatioMultiplierJson {
+        side: key.side.label().into(),
+        others: key.others.iter().map(|o| o.label()).collect(),
         y: format_q(y),
     }
 }

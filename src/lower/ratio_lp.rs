@@ -14,8 +14,9 @@
 //! and the interior point by rounding. The result is returned only if the checker's own
 //! [`check_ratio`] accepts it.
 
+use crate::cert::convert::{ratio_multiplier_to_json, spec_to_json};
 use crate::cert::format::{RatioJson, RatioPointEntryJson};
-use crate::check::ratio_cert::{check_ratio, multiplier_to_json, spec_to_json};
+use crate::check::ratio_cert::check_ratio;
 use crate::lp::exact::{rationalize, solve_dense_with_hint};
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioVar};
 use crate::rational::{format_q, Q};
@@ -366,7 +367,7 @@ pub fn solve_ratio(inst: &RatioInstance, with_points: bool) -> RatioOutcome {
         rho: format_q(&rho),
         multipliers: y
             .iter()
-            .map(|(c, yc)| multiplier_to_json(&d.keys[*c], yc))
+            .map(|(c, yc)| ratio_multiplier_to_json(&d.keys[*c], yc))
             .collect(),
         witness: None,
         interior: None,

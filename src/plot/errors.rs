@@ -185,10 +185,9 @@ pub fn svg(rows: &[Row], min_m: u32) -> Result<String, String> {
                 _ => None,
             });
             chart.draw_series(open).map_err(|e| err(&e))?;
-            let refuted = of_m.iter().filter_map(|r| {
-                matches!(r.status, Status::Refuted)
-                    .then(|| Cross::new((f64::from(r.rank), 0.5), 5, color.stroke_width(2)))
-            });
+            let refuted = (of_m.iter())
+                .filter(|r| matches!(r.status, Status::Refuted))
+                .map(|r| Cross::new((f64::from(r.rank), 0.5), 5, color.stroke_width(2)));
             chart.draw_series(refuted).map_err(|e| err(&e))?;
         }
         chart

@@ -39,6 +39,14 @@ pub fn triples(k: usize) -> Vec<[usize; 3]> {
     out
 }
 
+/// The `[a, b, c, d]`, `a < b < c < d < k`, in lexicographic order.
+pub fn quadruples(k: usize) -> impl Iterator<Item = [usize; 4]> {
+    (0..k).flat_map(move |a| {
+        (a + 1..k)
+            .flat_map(move |b| (b + 1..k).flat_map(move |c| (c + 1..k).map(move |d| [a, b, c, d])))
+    })
+}
+
 /// A uniform rank-3 sign vector: `signs[t]` is `chi` of the `t`-th triple of [`triples`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chirotope {
@@ -124,42 +132,27 @@ pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
         triple_index(k, t[0], t[1], t[2])
     };
     for x in 0..k {
-        for a in 0..k {
-            for b in a + 1..k {
-                for c in b + 1..k {
-                    for d in c + 1..k {
-                        if [a, b, c, d].contains(&x) {
-                            continue;
-                        }
-                        let last = [
-                            idx(x, a, b),
-                            idx(x, c, d),
-                            idx(x, a, c),
-                            idx(x, b, d),
-                            idx(x, a, d),
-                            idx(x, b, c),
-                        ]
-                        .into_iter()
-                        .max()
-                        .unwrap_or(0);
-                        checks[last].push(Check::Gp(x, [a, b, c, d]));
-                    }
-                }
-            }
+        for q @ [a, b, c, d] in quadruples(k).filter(|q| !q.contains(&x)) {
+            let last = [
+                idx(x, a, b),
+                idx(x, c, d),
+                idx(x, a, c),
+                idx(x, b, d),
+                idx(x, a, d),
+                idx(x, b, c),
+            ]
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+            checks[last].push(Check::Gp(x, q));
         }
     }
-    for a in 0..k {
-        for b in a + 1..k {
-            for c in b + 1..k {
-                for d in c + 1..k {
-                    let last = [idx(b, c, d), idx(a, c, d), idx(a, b, d), idx(a, b, c)]
-                        .into_iter()
-                        .max()
-                        .unwrap_or(0);
-                    checks[last].push(Check::Acyclic([a, b, c, d]));
-                }
-            }
-        }
+    for q @ [a, b, c, d] in quadruples(k) {
+        let last = [idx(b, c, d), idx(a, c, d), idx(a, b, d), idx(a, b, c)]
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        checks[last].push(Check::Acyclic(q));
     }
     let mut out = Vec::new();
     let mut signs = vec![0i8; ts.len()];

@@ -10,7 +10,7 @@
 //! builds its LP from them and the checker rebuilds each constraint a certificate names from
 //! its key alone.
 
-use crate::model::levels::Side;
+use crate::model::levels::side_coefficients;
 use crate::task::types::{is_type, multisets, type_index, types_of_row, TokenType};
 
 /// A variable of the reduced system.
@@ -55,23 +55,8 @@ pub struct ConstraintKey {
     pub others: Vec<TokenType>,
 }
 
-/// [`Side`] with an order, for sorting keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SideKey {
-    /// `y > t - 1/2`.
-    Low,
-    /// `y < t + 1/2`.
-    High,
-}
-
-impl From<SideKey> for Side {
-    fn from(s: SideKey) -> Side {
-        match s {
-            SideKey::Low => Side::Low,
-            SideKey::High => Side::High,
-        }
-    }
-}
+/// Side of a constraint: the one [`crate::model::levels::Side`].
+pub use crate::model::levels::Side as SideKey;
 
 impl ConstraintKey {
     /// Checks that the key names a constraint of the system for `(m, length)`.
@@ -118,11 +103,7 @@ impl ConstraintKey {
     /// `sum_z ((2t + 1) v_{|z|} - 2 w_z)`, over `z` in `{q} + others`. Repeated variables are
     /// listed repeatedly; callers add them up.
     pub fn coefficients(&self) -> Vec<(Var, i64)> {
-        let t = self.target() as i64;
-        let (kv, wv) = match self.side {
-            SideKey::Low => (-(2 * t - 1), 2),
-            SideKey::High => (2 * t + 1, -2),
-        };
+        let (kv, wv) = side_coefficients(self.side, self.target());
         let query_type = (self.query_weight, 0);
         std::iter::once(query_type)
             .chain(self.others.iter().copied())

@@ -35,7 +35,8 @@
 //! the other superset; for `m = W` the level-0 class is `{0}` and the level-`W` class is
 //! `{q}`. So `rho(m, W, a, b)` takes at most three values as `m` varies (`m - W = 0, 1, >= 2`).
 
-use crate::model::levels::Side;
+use crate::model::levels::side_coefficients;
+use crate::rational::parse_count;
 
 /// How a token named by a lemma sits in the row of `q`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -86,23 +87,9 @@ impl Orbit {
             "q" => Ok(Orbit::Query),
             "a" => Ok(Orbit::A),
             "b" => Ok(Orbit::B),
-            _ => {
-                let digits = s
-                    .strip_prefix('c')
-                    .ok_or_else(|| format!("unknown orbit label {s:?}"))?;
-                let canonical = !digits.is_empty()
-                    && digits.len() <= 3
-                    && digits.bytes().all(|c| c.is_ascii_digit())
-                    && (digits == "0" || !digits.starts_with('0'));
-                if !canonical {
-                    return Err(format!("unknown orbit label {s:?}"));
-                }
-                Ok(Orbit::Class(
-                    digits
-                        .parse()
-                        .map_err(|_| format!("unknown orbit label {s:?}"))?,
-                ))
-            }
+            _ => (s.strip_prefix('c').and_then(|d| parse_count(d, 3)))
+                .map(Orbit::Class)
+                .ok_or_else(|| format!("unknown orbit label {s:?}")),
         }
     }
 }
@@ -261,42 +248,8 @@ impl RatioInstance {
     }
 }
 
-/// Side of a reduced constraint, ordered for canonical keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RatioSide {
-    /// `y > t - 1/2`.
-    Low,
-    /// `y < t + 1/2`.
-    High,
-}
-
-impl RatioSide {
-    /// Text form used in certificates: `"low"` or `"high"`.
-    pub fn label(self) -> &'static str {
-        match self {
-            RatioSide::Low => "low",
-            RatioSide::High => "high",
-        }
-    }
-
-    /// Parses [`RatioSide::label`] exactly.
-    pub fn parse(s: &str) -> Result<RatioSide, String> {
-        match s {
-            "low" => Ok(RatioSide::Low),
-            "high" => Ok(RatioSide::High),
-            other => Err(format!("side must be \"low\" or \"high\", found {other:?}")),
-        }
-    }
-}
-
-impl From<RatioSide> for Side {
-    fn from(s: RatioSide) -> Side {
-        match s {
-            RatioSide::Low => Side::Low,
-            RatioSide::High => Side::High,
-        }
-    }
-}
+/// Side of a reduced constraint: the one [`crate::model::levels::Side`].
+pub use crate::model::levels::Side as RatioSide;
 
 /// A variable of the reduced system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -356,11 +309,7 @@ impl RatioKey {
     /// Integer coefficients of `sum coef * var >= 0` (strict for a solving model), over `q`
     /// and the others; repeated variables are listed repeatedly and callers add them up.
     pub fn coefficients(&self, inst: &RatioInstance) -> Vec<(RatioVar, i64)> {
-        let t = self.target(inst) as i64;
-        let (kc, wc) = match self.side {
-            RatioSide::Low => (-(2 * t - 1), 2),
-            RatioSide::High => (2 * t + 1, -2),
-        };
+        let (kc, wc) = side_coefficients(self.side, self.target(inst));
         std::iter::once(Orbit::Query)
             .chain(self.others.iter().copied())
             .flat_map(|o| [(RatioVar::Kernel(o), kc), (RatioVar::Value(o), wc)])

@@ -7,7 +7,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Signed, Zero};
+use num_traits::{One, Zero};
 
 /// The exact number type used wherever a decision is made.
 pub type Q = BigRational;
@@ -106,7 +106,12 @@ pub fn half() -> Q {
     q(1, 2)
 }
 
-/// True when `x < 0`.
-pub fn is_negative(x: &Q) -> bool {
-    x.is_negative()
+/// A small count in its one spelling (decimal, 1 to `max_digits` digits, no sign, no leading
+/// zero), as orbit labels write it.
+pub fn parse_count(s: &str, max_digits: usize) -> Option<u32> {
+    let canonical = !s.is_empty()
+        && s.len() <= max_digits
+        && s.bytes().all(|c| c.is_ascii_digit())
+        && (s == "0" || !s.starts_with('0'));
+    canonical.then(|| s.parse().ok()).flatten()
 }

@@ -40,7 +40,9 @@
 //! constraint of row `i` is named by its side and the multiset of orbits of the `N - 1` other
 //! tokens (every multiset is realized, since tokens may repeat in a sequence).
 
+pub use crate::model::levels::side_coefficients;
 use crate::ratio::RatioSide;
+use crate::rational::parse_count;
 
 /// Most queries a case tree may name (a split tree has `2^(k-1) - 1` leaves, an order tree
 /// `k! / 2`).
@@ -196,15 +198,7 @@ impl RowSet {
         }
         let mut counts = Vec::with_capacity(parts.len());
         for (p, &size) in parts.iter().zip(&self.sizes) {
-            let canonical = !p.is_empty()
-                && p.len() <= 2
-                && p.bytes().all(|c| c.is_ascii_digit())
-                && (*p == "0" || !p.starts_with('0'));
-            let c: u32 = if canonical {
-                p.parse().map_err(|_| format!("bad orbit label {s:?}"))?
-            } else {
-                return Err(format!("bad orbit label {s:?}"));
-            };
+            let c = parse_count(p, 2).ok_or_else(|| format!("bad orbit label {s:?}"))?;
             if c > size {
                 return Err(format!(
                     "orbit {s:?}: count {c} exceeds its region's {size} coordinates"
@@ -316,16 +310,6 @@ impl RelKey {
                 ]
             })
             .collect()
-    }
-}
-
-/// Coefficients `(of every x, of every w)` of a row constraint with target `t`, scaled by 2
-/// (L3, `docs/PROOFS.md` section 3): low side `sum_S (2 w - (2t - 1) x) > 0`, high side `sum_S ((2t + 1) x - 2 w) > 0`.
-pub fn side_coefficients(side: RatioSide, t: u32) -> (i64, i64) {
-    let t = i64::from(t);
-    match side {
-        RatioSide::Low => (-(2 * t - 1), 2),
-        RatioSide::High => (2 * t + 1, -2),
     }
 }
 

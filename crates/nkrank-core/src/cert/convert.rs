@@ -87,15 +87,7 @@ pub fn multiplier_from_json(
     j: &MultiplierJson,
     index: usize,
 ) -> Result<(ConstraintKey, Q), String> {
-    let side = match j.side.as_str() {
-        "low" => SideKey::Low,
-        "high" => SideKey::High,
-        other => {
-            return Err(format!(
-                "multiplier {index}: side must be \"low\" or \"high\", found {other:?}"
-            ))
-        }
-    };
+    let side = SideKey::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
     let y = parse_field(&j.y, &format!("multiplier {index}"))?;
     Ok((
         ConstraintKey {

@@ -23,12 +23,11 @@
 //! smaller one (pad with zero features). No search, no float, no LP: the checker never
 //! enumerates orbits or constraints, so its work is proportional to the certificate's size.
 
-use super::combine::{parse_multipliers, Combination};
+use super::combine::{named_multiplier, parse_multipliers, Combination};
 use crate::cert::format::{CaseLeafJson, CaseMultiplierJson, CaseTreeJson};
-use crate::ratio::RatioSide;
 use crate::rational::{format_q_short, parse_q, Q};
 use crate::relation::{orders, splits, Orbit, RelKey, RelVar, RowSet, MAX_LENGTH_RELATION};
-use num_traits::{Signed, Zero};
+use num_traits::Zero;
 use std::cmp::Ordering;
 
 /// Most multipliers (constraint and relation entries together) one leaf may list.
@@ -100,16 +99,7 @@ pub fn leaf_relations(
     case: &[usize],
     leaf: &CaseLeafJson,
 ) -> Result<Vec<Relation>, String> {
-    let rels: Vec<Relation> = leaf
-        .relations
-        .iter()
-        .map(|r| {
-            (
-                r.positive.iter().map(|&i| i as usize).collect(),
-                r.negative.iter().map(|&i| i as usize).collect(),
-            )
-        })
-        .collect();
+    let rels = relations_of(leaf, |i| i as usize);
     if rels.is_empty() {
         return Err("no relation".into());
     }
@@ -131,12 +121,6 @@ pub fn leaf_relations(
         .collect::<Option<_>>()
         .ok_or_else(|| format!("case {case:?} is not an order of the {k} queries"))?;
     let mut parent: Vec<usize> = (0..k).collect();
-    fn root(p: &mut [usize], mut x: usize) -> usize {
-        while p[x] != x {
-            x = p[x];
-        }
-        x
-    }
     for (j, (p, n)) in rels.iter().enumerate() {
         let shaped = p.len() == 1
             && n.len() == 2
@@ -157,7 +141,7 @@ pub fn leaf_relations(
             ));
         }
         for other in [a, c] {
-            let (rb, ro) = (root(&mut parent, b), root(&mut parent, other));
+            let (rb, ro) = (root(&parent, b), root(&parent, other));
             if rb == ro {
                 return Err(format!("relation {j}: its edges close a cycle, so the rows' scales cannot absorb the factors"));
             }
@@ -167,37 +151,39 @@ pub fn leaf_relations(
     Ok(rels)
 }
 
+/// A leaf's relations, each query index mapped by `index`.
+pub(super) fn relations_of(leaf: &CaseLeafJson, index: impl Fn(u32) -> usize) -> Vec<Relation> {
+    let side = |s: &[u32]| s.iter().map(|&i| index(i)).collect();
+    (leaf.relations.iter())
+        .map(|r| (side(&r.positive), side(&r.negative)))
+        .collect()
+}
+
+/// The root of `x` in a union-find forest given by parent links (the forest checks of the
+/// order and chirotope trees).
+pub(super) fn root(parent: &[usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        x = parent[x];
+    }
+    x
+}
+
 /// Converts one constraint multiplier to its key and value, validated against the row set.
 pub fn multiplier_key(
     set: &RowSet,
     j: &CaseMultiplierJson,
     index: usize,
 ) -> Result<(RelKey, Q), String> {
-    let side = RatioSide::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
-    if j.others.len() > MAX_LENGTH_RELATION as usize {
-        return Err(format!("multiplier {index}: too many other tokens"));
-    }
-    let others = j
-        .others
-        .iter()
-        .map(|s| set.parse_orbit(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("multiplier {index}: {e}"))?;
-    let key = RelKey {
-        row: j.row as usize,
-        side,
-        others,
-    };
-    key.validate(set)
-        .map_err(|e| format!("multiplier {index}: {e}"))?;
-    let y = parse_q(&j.y).map_err(|e| format!("multiplier {index}: {e}"))?;
-    if !y.is_positive() {
-        return Err(format!(
-            "multiplier {index} is {}, but every multiplier must be positive",
-            format_q_short(&y)
-        ));
-    }
-    Ok((key, y))
+    let fields = (j.side.as_str(), j.others.as_slice(), j.y.as_str());
+    let orbit = |s: &str| set.parse_orbit(s);
+    named_multiplier(index, fields, MAX_LENGTH_RELATION, orbit, |side, others| {
+        let key = RelKey {
+            row: j.row as usize,
+            side,
+            others,
+        };
+        key.validate(set).map(|()| key)
+    })
 }
 
 /// Checks the Motzkin certificate of one leaf whose relations were validated (see the module

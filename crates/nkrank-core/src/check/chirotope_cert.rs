@@ -21,9 +21,9 @@
 //!   relations' supports, in increasing index order, renumbered `0..`; constraint rows and orbit
 //!   labels refer to that system) by [`check_leaf`].
 
-use super::case_tree_cert::{check_leaf, Relation};
+use super::case_tree_cert::{check_leaf, relations_of, root};
 use crate::cert::format::{CaseLeafJson, CaseTreeJson};
-use crate::chirotope::{chirotopes, Chirotope, MAX_CHIROTOPE_ROWS};
+use crate::chirotope::{chirotopes, quadruples, Chirotope, MAX_CHIROTOPE_ROWS};
 use crate::relation::RowSet;
 
 /// Number of chirotopes [`chirotopes`] lists for `k = 4, 5, 6, 7`.
@@ -47,20 +47,13 @@ pub fn case_label(ch: &Chirotope) -> Vec<u32> {
 pub fn is_vector(ch: &Chirotope, x: &[i8]) -> bool {
     let sup: Vec<usize> = (0..ch.k.min(x.len())).filter(|&e| x[e] != 0).collect();
     let mut covered = vec![false; x.len()];
-    let n = sup.len();
-    for a in 0..n {
-        for b in a + 1..n {
-            for c in b + 1..n {
-                for d in c + 1..n {
-                    let q = [sup[a], sup[b], sup[c], sup[d]];
-                    let s = ch.circuit(q);
-                    for sign in [1i8, -1] {
-                        if q.iter().zip(&s).all(|(&e, &v)| x[e] == sign * v) {
-                            for e in q {
-                                covered[e] = true;
-                            }
-                        }
-                    }
+    for [a, b, c, d] in quadruples(sup.len()) {
+        let q = [sup[a], sup[b], sup[c], sup[d]];
+        let s = ch.circuit(q);
+        for sign in [1i8, -1] {
+            if q.iter().zip(&s).all(|(&e, &v)| x[e] == sign * v) {
+                for e in q {
+                    covered[e] = true;
                 }
             }
         }
@@ -221,12 +214,9 @@ fn leaf_patterns(k: usize, leaf: &CaseLeafJson) -> Result<Vec<Vec<i8>>, String> 
             leaf.relations.len()
         ));
     }
-    let mut out = Vec::new();
-    for (r, rel) in leaf.relations.iter().enumerate() {
-        let x = sign_pattern(r, &rel.positive, &rel.negative, k)?;
-        out.push(x);
-    }
-    Ok(out)
+    (leaf.relations.iter().enumerate())
+        .map(|(r, rel)| sign_pattern(r, &rel.positive, &rel.negative, k))
+        .collect()
 }
 
 /// The forest condition and the Motzkin certificate of a leaf whose patterns are `xs`.
@@ -239,12 +229,6 @@ fn check_relations_and_certificate(
 ) -> Result<(), String> {
     let k = queries.len();
     let mut parent: Vec<usize> = (0..k + xs.len()).collect();
-    fn root(p: &[usize], mut x: usize) -> usize {
-        while p[x] != x {
-            x = p[x];
-        }
-        x
-    }
     let mut support = vec![false; k];
     for (r, x) in xs.iter().enumerate() {
         for (i, &v) in x.iter().enumerate() {
@@ -268,17 +252,7 @@ fn check_relations_and_certificate(
             .position(|&j| j == i as usize)
             .unwrap_or(usize::MAX)
     };
-    let relations: Vec<Relation> = leaf
-        .relations
-        .iter()
-        .map(|rel| {
-            (
-                rel.positive.iter().map(|&i| renumber(i)).collect(),
-                rel.negative.iter().map(|&i| renumber(i)).collect(),
-            )
-        })
-        .collect();
-    check_leaf(&set, &relations, leaf)
+    check_leaf(&set, &relations_of(leaf, renumber), leaf)
 }
 
 /// The sign pattern (`+1` on `positive`, `-1` on `negative`, 0 elsewhere) of relation `r` over

@@ -14,7 +14,8 @@
 //! [`Combination`] from all the multipliers; [`Combination::add`] each key's coefficients;
 //! then test signs with [`Combination::sign`].
 
-use crate::rational::{format_q_short, Q};
+use crate::model::levels::Side;
+use crate::rational::{format_q_short, parse_q, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::cmp::Ordering;
@@ -64,6 +65,26 @@ pub fn parse_multipliers<J, K: Ord>(
         terms.push((key, y));
     }
     Ok(terms)
+}
+
+/// Reads one multiplier named by its side and the labels of the other tokens (the form the
+/// row-ratio and case-tree kinds share): the side, at most `max_others` labels parsed by
+/// `orbit`, the key built and validated by `key`, then `y`. Messages name the multiplier.
+pub fn named_multiplier<O, K>(
+    index: usize,
+    (side, others, y): (&str, &[String], &str),
+    max_others: u32,
+    orbit: impl Fn(&str) -> Result<O, String>,
+    key: impl FnOnce(Side, Vec<O>) -> Result<K, String>,
+) -> Result<(K, Q), String> {
+    let at = |e: String| format!("multiplier {index}: {e}");
+    let side = Side::parse(side).map_err(at)?;
+    if others.len() > max_others as usize {
+        return Err(at("too many other tokens".into()));
+    }
+    let others = others.iter().map(|s| orbit(s)).collect::<Result<_, _>>();
+    let key = key(side, others.map_err(at)?).map_err(at)?;
+    Ok((key, parse_q(y).map_err(at)?))
 }
 
 /// A linear combination `sum_i y_i a_i` over variables `V`, held exactly as `D` times itself

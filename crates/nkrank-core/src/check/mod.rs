@@ -43,6 +43,18 @@ impl Bound {
             Bound::Lemma => "lemma",
         }
     }
+
+    /// Reads `claim.bound`.
+    pub fn parse(s: &str) -> Result<Bound, String> {
+        match s {
+            "upper" => Ok(Bound::Upper),
+            "lower" => Ok(Bound::Lower),
+            "lemma" => Ok(Bound::Lemma),
+            other => Err(format!(
+                "claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}"
+            )),
+        }
+    }
 }
 
 /// What a valid certificate proves.
@@ -77,20 +89,6 @@ impl Default for CheckOptions {
     fn default() -> Self {
         CheckOptions {
             max_error_up_to_m: 8,
-        }
-    }
-}
-
-impl Bound {
-    /// Reads `claim.bound`.
-    pub fn parse(s: &str) -> Result<Bound, String> {
-        match s {
-            "upper" => Ok(Bound::Upper),
-            "lower" => Ok(Bound::Lower),
-            "lemma" => Ok(Bound::Lemma),
-            other => Err(format!(
-                "claim.bound must be \"upper\", \"lower\" or \"lemma\", found {other:?}"
-            )),
         }
     }
 }
@@ -155,32 +153,42 @@ pub fn typed(cert: &CertificateFile) -> Result<Typed<'_>, String> {
     let bound = Bound::parse(&cert.claim.bound)?;
     let (extra_model, extra_mult) = (cert.model.is_some(), cert.multipliers.is_some());
     // The lower-bound payloads belong to their own kinds only.
-    if cert.ratio.is_some() && cert.kind != KIND_ROW_RATIO {
-        return Err(format!(
-            "a {:?} certificate must not carry a \"ratio\" field",
-            cert.kind
-        ));
-    }
-    if cert.fooling.is_some() && cert.kind != KIND_FOOLING {
-        return Err(format!(
-            "a {:?} certificate must not carry a \"fooling\" field",
-            cert.kind
-        ));
-    }
-    if cert.case_tree.is_some() && cert.kind != KIND_CASE_TREE {
-        return Err(format!(
-            "a {:?} certificate must not carry a \"case_tree\" field",
-            cert.kind
-        ));
-    }
-    if cert.pairs_rule.is_some() && cert.kind != KIND_PAIRS_RULE {
-        return Err(format!(
-            "a {:?} certificate must not carry a \"pairs_rule\" field",
-            cert.kind
-        ));
+    for (present, kind, field) in [
+        (cert.ratio.is_some(), KIND_ROW_RATIO, "ratio"),
+        (cert.fooling.is_some(), KIND_FOOLING, "fooling"),
+        (cert.case_tree.is_some(), KIND_CASE_TREE, "case_tree"),
+        (cert.pairs_rule.is_some(), KIND_PAIRS_RULE, "pairs_rule"),
+    ] {
+        if present && cert.kind != kind {
+            return Err(format!(
+                "a {:?} certificate must not carry a {field:?} field",
+                cert.kind
+            ));
+        }
     }
     if bound == Bound::Lemma && cert.kind != KIND_ROW_RATIO {
         return Err("claim.bound \"lemma\" is only for row-ratio certificates".into());
+    }
+    // A lower bound's or a lemma's payload: no model and no rank-1 multipliers besides it.
+    let no_extra = |kind: &str| {
+        if extra_model || extra_mult {
+            return Err(format!(
+                "a {kind} certificate must not carry a model or rank-1 multipliers"
+            ));
+        }
+        Ok(())
+    };
+    let lower = |kind: &str| {
+        if bound != Bound::Lower {
+            return Err(format!(
+                "a {kind} certificate proves a lower bound; claim.bound must be \"lower\""
+            ));
+        }
+        no_extra(kind)
+    };
+    fn field<'a, T>(x: &'a Option<T>, kind: &str, name: &str) -> Result<&'a T, String> {
+        x.as_ref()
+            .ok_or_else(|| format!("{kind} certificate without a \"{name}\" field"))
     }
     let payload = match cert.kind.as_str() {
         KIND_MODEL => {
@@ -193,11 +201,7 @@ pub fn typed(cert: &CertificateFile) -> Result<Typed<'_>, String> {
             if extra_mult {
                 return Err("a model certificate must not carry multipliers".into());
             }
-            Payload::Model(
-                cert.model
-                    .as_ref()
-                    .ok_or("model certificate without a \"model\" field")?,
-            )
+            Payload::Model(field(&cert.model, KIND_MODEL, "model")?)
         }
         KIND_RANK1 => {
             if bound != Bound::Lower || cert.claim.rank != 2 {
@@ -216,70 +220,20 @@ pub fn typed(cert: &CertificateFile) -> Result<Typed<'_>, String> {
             if bound != Bound::Lemma || cert.claim.rank != 0 {
                 return Err("a row-ratio certificate proves a lemma; it claims exactly {\"bound\": \"lemma\", \"rank\": 0}".into());
             }
-            if extra_model || extra_mult {
-                return Err(
-                    "a row-ratio certificate must not carry a model or rank-1 multipliers".into(),
-                );
-            }
-            Payload::RowRatio(
-                cert.ratio
-                    .as_ref()
-                    .ok_or("row-ratio certificate without a \"ratio\" field")?,
-            )
+            no_extra(KIND_ROW_RATIO)?;
+            Payload::RowRatio(field(&cert.ratio, KIND_ROW_RATIO, "ratio")?)
         }
         KIND_FOOLING => {
-            if bound != Bound::Lower {
-                return Err(
-                    "a fooling-set certificate proves a lower bound; claim.bound must be \"lower\""
-                        .into(),
-                );
-            }
-            if extra_model || extra_mult {
-                return Err(
-                    "a fooling-set certificate must not carry a model or rank-1 multipliers".into(),
-                );
-            }
-            Payload::Fooling(
-                cert.fooling
-                    .as_ref()
-                    .ok_or("fooling-set certificate without a \"fooling\" field")?,
-            )
+            lower(KIND_FOOLING)?;
+            Payload::Fooling(field(&cert.fooling, KIND_FOOLING, "fooling")?)
         }
         KIND_CASE_TREE => {
-            if bound != Bound::Lower {
-                return Err(
-                    "a case-tree certificate proves a lower bound; claim.bound must be \"lower\""
-                        .into(),
-                );
-            }
-            if extra_model || extra_mult {
-                return Err(
-                    "a case-tree certificate must not carry a model or rank-1 multipliers".into(),
-                );
-            }
-            Payload::CaseTree(
-                cert.case_tree
-                    .as_ref()
-                    .ok_or("case-tree certificate without a \"case_tree\" field")?,
-            )
+            lower(KIND_CASE_TREE)?;
+            Payload::CaseTree(field(&cert.case_tree, KIND_CASE_TREE, "case_tree")?)
         }
         KIND_PAIRS_RULE => {
-            if bound != Bound::Lower {
-                return Err(
-                    "a pairs-rule certificate proves a lower bound; claim.bound must be \"lower\""
-                        .into(),
-                );
-            }
-            if extra_model || extra_mult {
-                return Err(
-                    "a pairs-rule certificate must not carry a model or rank-1 multipliers".into(),
-                );
-            }
-            Payload::PairsRule(
-                cert.pairs_rule
-                    .as_ref()
-                    .ok_or("pairs-rule certificate without a \"pairs_rule\" field")?,
-            )
+            lower(KIND_PAIRS_RULE)?;
+            Payload::PairsRule(field(&cert.pairs_rule, KIND_PAIRS_RULE, "pairs_rule")?)
         }
         other => return Err(format!("unknown certificate kind {other:?}")),
     };
@@ -298,25 +252,14 @@ pub fn check(cert: &CertificateFile, opts: CheckOptions) -> Result<Proven, Strin
     let (m, length, rank) = (t.m, t.length, t.rank);
     let max_error = match t.payload {
         Payload::Model(model) => model_cert::check_model(m, length, rank, model, opts)?,
-        Payload::Rank1(mult) => {
-            rank1_cert::check_rank1(m, length, mult)?;
-            None
-        }
-        Payload::RowRatio(r) => {
-            ratio_cert::check_ratio(m, length, r)?;
-            None
-        }
-        Payload::Fooling(f) => {
-            fooling_cert::check_fooling(m, length, rank, f)?;
-            None
-        }
+        Payload::Rank1(mult) => rank1_cert::check_rank1(m, length, mult).map(|()| None)?,
+        Payload::RowRatio(r) => ratio_cert::check_ratio(m, length, r).map(|_| None)?,
+        Payload::Fooling(f) => fooling_cert::check_fooling(m, length, rank, f).map(|()| None)?,
         Payload::CaseTree(tree) => {
-            case_tree_cert::check_case_tree(m, length, rank, tree)?;
-            None
+            case_tree_cert::check_case_tree(m, length, rank, tree).map(|()| None)?
         }
         Payload::PairsRule(p) => {
-            pairs_rule_cert::check_pairs_rule(m, length, rank, p)?;
-            None
+            pairs_rule_cert::check_pairs_rule(m, length, rank, p).map(|()| None)?
         }
     };
     Ok(Proven {

@@ -21,10 +21,10 @@
 //! to the (rescaled) interior point is strictly feasible except at its end and its ratio tends
 //! to `rho`. Both are checked exactly when present; a present but wrong point is an error.
 
-use super::combine::{parse_multipliers, Combination};
+use super::combine::{named_multiplier, parse_multipliers, Combination};
 use crate::cert::format::{RatioJson, RatioMultiplierJson, RatioPointEntryJson, TokenSpecJson};
-use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioSide, RatioVar, TokenSpec};
-use crate::rational::{format_q, format_q_short, parse_q, Q};
+use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioVar, TokenSpec, MAX_LENGTH_RATIO};
+use crate::rational::{format_q_short, parse_q, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
@@ -59,14 +59,6 @@ pub fn spec_from_json(
     }
 }
 
-/// The JSON form of a token spec in a row of weight `w`.
-pub fn spec_to_json(s: TokenSpec, w: u32) -> TokenSpecJson {
-    TokenSpecJson {
-        level: s.level(w),
-        query: s == TokenSpec::Query,
-    }
-}
-
 /// The instance a lemma names, validated.
 pub fn instance_from_json(m: u32, length: u32, j: &RatioJson) -> Result<RatioInstance, String> {
     let inst = RatioInstance {
@@ -86,30 +78,17 @@ pub fn multiplier_from_json(
     j: &RatioMultiplierJson,
     index: usize,
 ) -> Result<(RatioKey, Q), String> {
-    let side = RatioSide::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
-    if j.others.len() > crate::ratio::MAX_LENGTH_RATIO as usize {
-        return Err(format!("multiplier {index}: too many other tokens"));
-    }
-    let others = j
-        .others
-        .iter()
-        .map(|s| Orbit::parse(s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("multiplier {index}: {e}"))?;
-    let key = RatioKey { side, others };
-    key.validate(inst)
-        .map_err(|e| format!("multiplier {index}: {e}"))?;
-    let y = parse_q(&j.y).map_err(|e| format!("multiplier {index}: {e}"))?;
-    Ok((key, y))
-}
-
-/// The JSON form of a multiplier.
-pub fn multiplier_to_json(key: &RatioKey, y: &Q) -> RatioMultiplierJson {
-    RatioMultiplierJson {
-        side: key.side.label().into(),
-        others: key.others.iter().map(|o| o.label()).collect(),
-        y: format_q(y),
-    }
+    let fields = (j.side.as_str(), j.others.as_slice(), j.y.as_str());
+    named_multiplier(
+        index,
+        fields,
+        MAX_LENGTH_RATIO,
+        Orbit::parse,
+        |side, others| {
+            let key = RatioKey { side, others };
+            key.validate(inst).map(|()| key)
+        },
+    )
 }
 
 /// Value of a constraint at a point given per orbit.

@@ -147,11 +147,8 @@ pub fn text_report(results: &[FileResult]) -> String {
                 } else {
                     ">="
                 };
-                let err = p
-                    .max_error
-                    .as_ref()
-                    .map(|e| format!(", max error {}", format_q(e)))
-                    .unwrap_or_default();
+                let err = (p.max_error.as_ref())
+                    .map_or(String::new(), |e| format!(", max error {}", format_q(e)));
                 s += &format!(
                     "ok    {}: r*({}, {}) {rel} {} [{}{err}]\n",
                     r.file.display(),
@@ -168,11 +165,8 @@ pub fn text_report(results: &[FileResult]) -> String {
     if !table.is_empty() {
         s += "\n   N    m  lower  upper  theory\n";
         for t in &table {
-            let up = t.upper.map(|u| u.to_string()).unwrap_or_else(|| "-".into());
-            let th = t
-                .theory
-                .map(|u| u.to_string())
-                .unwrap_or_else(|| "-".into());
+            let dash = |x: Option<u64>| x.map_or("-".into(), |u| u.to_string());
+            let (up, th) = (dash(t.upper), dash(t.theory));
             let exact = if t.upper == Some(t.lower) {
                 "  exact"
             } else {

@@ -24,13 +24,44 @@ use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
 
-/// Which side of the target a constraint guards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which side of the target a constraint guards; one type for the verdict and every reduced
+/// system (`rank1::SideKey` and `ratio::RatioSide` name it too), ordered for canonical keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Side {
     /// `y > t - 1/2`: the output is not too low.
     Low,
     /// `y < t + 1/2`: the output is not too high.
     High,
+}
+
+impl Side {
+    /// Text form used in certificates: `"low"` or `"high"`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Side::Low => "low",
+            Side::High => "high",
+        }
+    }
+
+    /// Parses [`Side::label`] exactly.
+    pub fn parse(s: &str) -> Result<Side, String> {
+        match s {
+            "low" => Ok(Side::Low),
+            "high" => Ok(Side::High),
+            other => Err(format!("side must be \"low\" or \"high\", found {other:?}")),
+        }
+    }
+}
+
+/// Coefficients `(of every x, of every w)` of a row constraint with target `t`, scaled by 2
+/// (L3, `docs/PROOFS.md` section 3): low side `sum_S (2 w - (2t - 1) x) > 0`, high side
+/// `sum_S ((2t + 1) x - 2 w) > 0`.
+pub fn side_coefficients(side: Side, t: u32) -> (i64, i64) {
+    let t = i64::from(t);
+    match side {
+        Side::Low => (-(2 * t - 1), 2),
+        Side::High => (2 * t + 1, -2),
+    }
 }
 
 /// A sequence on which a model fails, as found by the fast path: the query token, then the
@@ -169,15 +200,8 @@ impl IntRow {
     /// verdict's arithmetic cannot overflow (see [`IntRow::first_failure`]).
     fn narrow(&self) -> Option<(Vec<i128>, Vec<i128>)> {
         let conv = |v: &[BigInt]| -> Option<Vec<i128>> {
-            v.iter()
-                .map(|x| {
-                    if x.bits() <= SMALL_BITS {
-                        i128::try_from(x).ok()
-                    } else {
-                        None
-                    }
-                })
-                .collect()
+            let narrow = |x: &BigInt| i128::try_from(x).ok().filter(|_| x.bits() <= SMALL_BITS);
+            v.iter().map(narrow).collect()
         };
         Some((conv(&self.k)?, conv(&self.w)?))
     }
@@ -218,11 +242,8 @@ impl IntRow {
             for side in [Side::Low, Side::High] {
                 let least = match &small {
                     Some((k, w)) => {
-                        let t = i128::from(tau);
-                        let (cw, ck) = match side {
-                            Side::Low => (2, 1 - 2 * t),
-                            Side::High => (-2, 2 * t + 1),
-                        };
+                        let (ck, cw) = side_coefficients(side, tau);
+                        let (ck, cw) = (i128::from(ck), i128::from(cw));
                         min_over_multisets(&self.level, self.qi, length, tau, |z| {
                             cw * w[z] + ck * k[z]
                         })
@@ -439,30 +460,6 @@ where
     Some((own + va + vb * T::from(length as i64 - 2), Some((a, b))))
 }
 
-/// One row's verdict and (when asked) exact maximal error; `Err` carries a failing sequence.
-fn row_outcome(
-    mut row: IntRow,
-    length: usize,
-    with_error: bool,
-) -> Result<Option<Option<Q>>, Witness> {
-    if let Some(w) = row.first_failure(length) {
-        return Err(w);
-    }
-    Ok(with_error.then(|| row.max_error(length)))
-}
-
-/// The worst of the rows' errors (`None` inside when some input has zero kernel mass).
-fn worst_error(errors: impl IntoIterator<Item = Option<Q>>) -> Option<Q> {
-    let mut worst = Q::zero();
-    for e in errors {
-        let e = e?;
-        if e > worst {
-            worst = e;
-        }
-    }
-    Some(worst)
-}
-
 /// Why the checker did not accept a model.
 #[derive(Clone, Debug)]
 pub enum RowsRefused {
@@ -501,7 +498,7 @@ pub fn check_rows_with_row_cap(
     let rows: Vec<Option<Option<Q>>> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
+            let mut row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
             if row.small.is_none() {
                 let words = |v: &[BigInt]| v.iter().map(|x| x.bits().div_ceil(64)).max();
                 let wn = words(&row.k).max(words(&row.w)).unwrap_or(0);
@@ -513,8 +510,15 @@ pub fn check_rows_with_row_cap(
                     .saturating_mul(BIG_OP_WORDS + wn + cross);
                 sm.charge(cost).map_err(RowsRefused::TooCostly)?;
             }
-            row_outcome(row, length, with_error).map_err(RowsRefused::Fails)
+            if let Some(w) = row.first_failure(length) {
+                return Err(RowsRefused::Fails(w));
+            }
+            Ok(with_error.then(|| row.max_error(length)))
         })
         .collect::<Result<_, _>>()?;
-    Ok(with_error.then(|| worst_error(rows.into_iter().map(|e| e.flatten()))))
+    // The worst of the rows' errors, `None` when some input has zero kernel mass.
+    let worst = |rows: Vec<Option<Option<Q>>>| {
+        (rows.into_iter()).try_fold(Q::zero(), |worst, e| Some(worst.max(e.flatten()?)))
+    };
+    Ok(with_error.then(|| worst(rows)))
 }

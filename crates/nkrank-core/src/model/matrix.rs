@@ -79,10 +79,6 @@ impl SparseMatrix {
     pub fn cols(&self) -> usize {
         self.cols
     }
-    /// Number of stored (nonzero) entries.
-    pub fn nnz(&self) -> usize {
-        self.data.iter().map(Vec::len).sum()
-    }
     /// The nonzero entries of row `i`, by increasing column.
     pub fn row(&self, i: usize) -> &[(usize, Q)] {
         &self.data[i]

@@ -9,7 +9,7 @@ pub mod scaled;
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};
 pub use matrix::SparseMatrix;
-use num_traits::Zero;
+use num_traits::{Signed, Zero};
 
 /// The value table `G(q, z)`, in one of three encodings.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,10 +64,7 @@ impl Model {
             return Err(format!("U has {} columns but V has {}", u.cols(), v.cols()));
         }
         for (name, mat) in [("U", &u), ("V", &v)] {
-            if let Some((i, j, x)) = mat
-                .entries()
-                .find(|(_, _, x)| crate::rational::is_negative(x))
-            {
+            if let Some((i, j, x)) = mat.entries().find(|(_, _, x)| x.is_negative()) {
                 return Err(format!(
                     "{name}[{i}][{j}] = {x} is negative: features must be nonnegative"
                 ));

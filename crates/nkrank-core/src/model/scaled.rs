@@ -159,14 +159,12 @@ impl<'a> ScaledModel<'a> {
         let cap = bits_cap(m);
         let r = model.rank();
         // The kernel costs sum_c nnz(U[., c]) nnz(V[., c]) products: bound it before doing it.
-        let mut u_count = vec![0u64; r];
-        let mut v_count = vec![0u64; r];
-        for (_, c, _) in model.u().entries() {
-            u_count[c] += 1;
-        }
-        for (_, c, _) in model.v().entries() {
-            v_count[c] += 1;
-        }
+        let per_column = |a: &super::SparseMatrix| {
+            let mut count = vec![0u64; r];
+            a.entries().for_each(|(_, c, _)| count[c] += 1);
+            count
+        };
+        let (u_count, v_count) = (per_column(model.u()), per_column(model.v()));
         let products: u64 = u_count
             .iter()
             .zip(&v_count)
@@ -472,21 +470,15 @@ impl<'a> ScaledModel<'a> {
                 return self.fractions(tokens, qi, k2, parts);
             }
         }
-        let mut k = Vec::with_capacity(tokens.len());
-        let mut w = Vec::with_capacity(tokens.len());
-        for (kz, e) in k2.into_iter().zip(parts) {
-            match e {
-                None => {
-                    k.push(BigInt::zero());
-                    w.push(BigInt::zero());
-                }
+        let (k, w) = (k2.into_iter().zip(parts))
+            .map(|(kz, e)| match e {
+                None => (BigInt::zero(), BigInt::zero()),
                 Some((g, d, den)) => {
                     let kf = kz * (&l / &den);
-                    w.push(&kf * &g);
-                    k.push(kf * &d);
+                    (&kf * &d, kf * &g)
                 }
-            }
-        }
+            })
+            .unzip();
         Ok(ScaledRow {
             tokens,
             qi,
@@ -516,23 +508,12 @@ impl<'a> ScaledModel<'a> {
             })
             .fold(0u64, u64::saturating_add);
         self.charge(cost)?;
-        let mut k = Vec::with_capacity(tokens.len());
-        let mut w = Vec::with_capacity(tokens.len());
-        let mut den = Vec::with_capacity(tokens.len());
-        for (kz, e) in k2.into_iter().zip(parts) {
-            match e {
-                None => {
-                    k.push(BigInt::zero());
-                    w.push(BigInt::zero());
-                    den.push(BigInt::one());
-                }
-                Some((g, d, hd)) => {
-                    w.push(&kz * g);
-                    k.push(kz * d);
-                    den.push(hd);
-                }
-            }
-        }
+        let ((k, w), den) = (k2.into_iter().zip(parts))
+            .map(|(kz, e)| match e {
+                None => ((BigInt::zero(), BigInt::zero()), BigInt::one()),
+                Some((g, d, hd)) => ((&kz * d, kz * g), hd),
+            })
+            .unzip();
         Ok(ScaledRow {
             tokens,
             qi,
