@@ -190,13 +190,7 @@ pub fn svg(rows: &[Row], min_m: u32) -> Result<String, String> {
                 .map(|r| Cross::new((f64::from(r.rank), 0.5), 5, color.stroke_width(2)));
             chart.draw_series(refuted).map_err(|e| err(&e))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
+        super::legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(buf)

@@ -119,14 +119,28 @@ pub fn svg(points: &[Point], length: u32) -> Result<String, String> {
                 )
                 .map_err(|e| err(&e))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(buf)
+}
+
+/// Draws the legend of a chart in one style for every plot of the project.
+#[cfg(feature = "plot")]
+pub(crate) fn legend<'a, DB, CT>(
+    chart: &mut plotters::chart::ChartContext<'a, DB, CT>,
+    position: plotters::chart::SeriesLabelPosition,
+) -> Result<(), String>
+where
+    DB: plotters::prelude::DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    use plotters::prelude::*;
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| format!("drawing the plot: {e}"))
 }

@@ -1318,6 +1318,30 @@ mod tests {
     use crate::rational::half;
     use std::time::Duration;
 
+    /// [`search`] over every restart of the only shard, with no deadline and no logging.
+    fn search_all(
+        cfg: &TrainConfig,
+        m: u32,
+        r: usize,
+        seed: u64,
+        restarts: u64,
+        starts: Vec<(String, FloatModel)>,
+    ) -> Option<Found> {
+        search(
+            cfg,
+            m,
+            r,
+            seed,
+            Shard::ALL,
+            restarts,
+            starts,
+            0,
+            far(),
+            &|_| {},
+            &|_| {},
+        )
+    }
+
     fn far() -> Instant {
         Instant::now() + Duration::from_secs(600)
     }
@@ -1378,20 +1402,8 @@ mod tests {
                 .build()
                 .expect("pool");
             pool.install(|| {
-                search(
-                    &TrainConfig::for_m(4, 3),
-                    4,
-                    2,
-                    3,
-                    Shard::ALL,
-                    4,
-                    Vec::new(),
-                    0,
-                    far(),
-                    &|_| {},
-                    &|_| {},
-                )
-                .map(|f| (f.model, f.float.a, f.origin))
+                search_all(&TrainConfig::for_m(4, 3), 4, 2, 3, 4, Vec::new())
+                    .map(|f| (f.model, f.float.a, f.origin))
             })
         };
         let one = run(1).expect("rank 2 at m = 4 is found");
@@ -1410,18 +1422,13 @@ mod tests {
             (3, 2, Loss::Hinge),
             (4, 2, Loss::Hinge),
         ] {
-            let found = search(
+            let found = search_all(
                 &TrainConfig::for_m(m, 3).with_loss(Some(loss)),
                 m,
                 r,
                 1,
-                Shard::ALL,
                 4,
                 Vec::new(),
-                0,
-                far(),
-                &|_| {},
-                &|_| {},
             )
             .expect("found");
             assert_eq!(found.model.rank(), r);
@@ -1438,18 +1445,13 @@ mod tests {
     #[test]
     fn worst_rows_polish_gives_exact_models() {
         for (m, r) in [(4, 2), (5, 3)] {
-            let found = search(
+            let found = search_all(
                 &TrainConfig::for_m(m, 3).with_polish(Some(Polish::WorstRows)),
                 m,
                 r,
                 1,
-                Shard::ALL,
                 6,
                 Vec::new(),
-                0,
-                far(),
-                &|_| {},
-                &|_| {},
             )
             .expect("found");
             assert_eq!(found.model.rank(), r);
@@ -1467,37 +1469,19 @@ mod tests {
     #[test]
     fn exact_models_become_float_starts() {
         use num_traits::ToPrimitive;
-        let found = search(
-            &TrainConfig::for_m(4, 3),
-            4,
-            2,
-            1,
-            Shard::ALL,
-            4,
-            Vec::new(),
-            0,
-            far(),
-            &|_| {},
-            &|_| {},
-        )
-        .expect("found");
+        let found = search_all(&TrainConfig::for_m(4, 3), 4, 2, 1, 4, Vec::new()).expect("found");
         let fm = FloatModel::from_model(&found.model);
         assert_eq!((fm.m, fm.r), (4, 2));
         let exact = exact_max_error(&found.model, 3).expect("valid");
         let float = max_error(&fm, 3);
         assert!((float - exact.to_f64().expect("finite")).abs() < 1e-6);
-        let again = search(
+        let again = search_all(
             &TrainConfig::for_m(4, 3),
             4,
             2,
             7,
-            Shard::ALL,
             1,
             vec![("given".into(), fm)],
-            0,
-            far(),
-            &|_| {},
-            &|_| {},
         )
         .expect("found from the start");
         assert_eq!(again.origin, "given");
