@@ -195,15 +195,19 @@ enum Lower {
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
     },
-    /// Chirotope trees (rank 3, N = 3): for candidate sets of k queries, how many acyclic rank-3
-    /// chirotopes of their rows one relation (a circuit or a composition of circuits) closes.
+    /// Chirotope trees (N = 3): for candidate sets of k queries, how many acyclic chirotopes of
+    /// rank R of their rows one relation (a circuit or a composition of circuits) closes; a set
+    /// that closes all of them proves r* >= R + 1.
     Chirotopes {
         /// Bits per token.
         #[arg(long)]
         m: u32,
-        /// Queries per set (4..=7).
+        /// Queries per set (R + 1..=7).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=7))]
         k: u8,
+        /// Rank R refuted (the chirotopes' rank, 3..k).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=6))]
+        rank: u8,
         /// Candidate sets: "graphs" (weight-2 queries), "all" (every set of nonzero tokens up
         /// to symmetry, m <= 6), "ext:SET" (a set of k - 1 binary queries extended by every
         /// other token), or explicit comma-separated binary queries.
@@ -259,9 +263,15 @@ enum Lower {
         /// Queries per set (4..=7).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=7))]
         k: u8,
+        /// Rank refuted, as given to the shards.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=6))]
+        rank: u8,
         /// Candidate family, as given to the shards.
         #[arg(long, default_value = "graphs")]
         family: String,
+        /// The shards ran in cover mode (--cover).
+        #[arg(long)]
+        cover: bool,
         /// Number of shards N.
         #[arg(long)]
         shards: usize,
@@ -814,6 +824,7 @@ fn lower(what: Lower) -> Result<(), String> {
         Lower::Chirotopes {
             m,
             k,
+            rank,
             family,
             circuits_only,
             cover,
@@ -826,6 +837,9 @@ fn lower(what: Lower) -> Result<(), String> {
         } => {
             ensure_writable(&out)?;
             if exhaustive {
+                if rank != 3 {
+                    return Err("--exhaustive is implemented for rank 3 only".into());
+                }
                 if !(cover && family == "all" && shard == "0/1") {
                     return Err("--exhaustive needs --family all --cover and no --shard (shard the split table with `circuit-splits`)".into());
                 }
@@ -840,6 +854,7 @@ fn lower(what: Lower) -> Result<(), String> {
             nkrank::lower::runs::chirotopes_run(
                 m,
                 usize::from(k),
+                usize::from(rank),
                 &family,
                 !circuits_only,
                 cover,
@@ -855,15 +870,25 @@ fn lower(what: Lower) -> Result<(), String> {
         Lower::Merge {
             m,
             k,
+            rank,
             family,
+            cover,
             shards,
             state,
         } => {
             if shards == 0 {
                 return Err("--shards must be at least 1".into());
             }
-            nkrank::lower::runs::chirotopes_merge(m, usize::from(k), &family, shards, &state)
-                .map(|_| ())
+            nkrank::lower::runs::chirotopes_merge(
+                m,
+                usize::from(k),
+                usize::from(rank),
+                &family,
+                cover,
+                shards,
+                &state,
+            )
+            .map(|_| ())
         }
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;

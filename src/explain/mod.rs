@@ -483,9 +483,11 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
             t.leaves.len()
         ));
     } else if chirotope_cases(t) {
-        let count = crate::chirotope::chirotopes(k).map_or(0, |c| c.len());
+        let rank = (cert.claim.rank as usize).saturating_sub(1);
+        let count = crate::chirotope::chirotopes(rank, k).map_or(0, |c| c.len());
         d.para(&format!(
-            "Lemma C and Theorem C (docs/PROOFS.md section 12.7). In a model of rank 3 the feature vectors $U[q_i, :]$ of the queries lie in $\\mathbb{{R}}^3_{{\\ge 0}}$; after a small perturbation that keeps the rows strictly feasible they are in general position, and the signs $\\chi(a, b, c)$ of their $3 \\times 3$ minors (up to one global sign) form one of the {count} acyclic sign vectors on the {k} queries that satisfy the 3-term Grassmann-Plücker relations; the checker enumerates them itself. For that $\\chi$, every family of relations $\\sum_P x = \\sum_N x$ whose sign patterns are vectors of $\\chi$ (covered by conformal circuits) and whose incidence graph with the queries is a forest holds together with strictly feasible rows (the positive coefficients are absorbed into row scales along the forest). So if every $\\chi$ has a closed leaf, no model of rank 3 exists: $r^* \\ge 4$.{}",
+            "Lemma C and Theorem C (docs/PROOFS.md section 12.7). In a model of rank {rank} the feature vectors $U[q_i, :]$ of the queries lie in $\\mathbb{{R}}^{rank}_{{\\ge 0}}$; after a small perturbation that keeps the rows strictly feasible they are in general position, and the signs $\\chi$ of their ${rank} \\times {rank}$ minors (up to one global sign) form one of the {count} acyclic sign vectors on the {k} queries that satisfy the 3-term Grassmann-Plücker relations; the checker enumerates them itself. For that $\\chi$, every family of relations $\\sum_P x = \\sum_N x$ whose sign patterns are vectors of $\\chi$ (covered by conformal circuits) and whose incidence graph with the queries is a forest holds together with strictly feasible rows (the positive coefficients are absorbed into row scales along the forest). So if every $\\chi$ has a closed leaf, no model of rank {rank} exists: $r^* \\ge {}$.{}",
+            rank + 1,
             if t.cases == "chirotope-cover" {
                 " Here the leaves form a cover: each leaf closes every chirotope in which its relations are vectors, and the checker finds a leaf for each of them."
             } else {
@@ -531,12 +533,16 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
                 idx(&rest)
             )
         } else if t.cases == "chirotopes" {
-            let triples = crate::chirotope::triples(k);
+            let rank = (cert.claim.rank as usize).saturating_sub(1);
+            let subsets = crate::chirotope::subsets(k, rank);
             let neg: Vec<String> = leaf
                 .case
                 .iter()
-                .filter_map(|&i| triples.get(i as usize))
-                .map(|[a, b, c]| format!("({}, {}, {})", a + 1, b + 1, c + 1))
+                .filter_map(|&i| subsets.get(i as usize))
+                .map(|s| {
+                    let names: Vec<String> = s.iter().map(|e| (e + 1).to_string()).collect();
+                    format!("({})", names.join(", "))
+                })
                 .collect();
             if neg.is_empty() {
                 "the chirotope with $\\chi = +1$ on every triple".to_string()

@@ -1,5 +1,5 @@
-//! Chirotope trees (rank 3): for `k` queries, every acyclic rank-3 chirotope of their rows is a
-//! case, closed by one relation `sum_P x_i = sum_N x_i` whose sign pattern is a vector of the
+//! Chirotope trees (rank `r >= 3`): for `k` queries, every acyclic rank-`r` chirotope of their
+//! rows is a case, closed by one relation `sum_P x_i = sum_N x_i` whose sign pattern is a vector of the
 //! chirotope (a circuit, or a composition of circuits), see `docs/CASE_TREES.md` section 8.
 //!
 //! A relation with support `S` and sides `P`, `N` is the split `{P, N}` of the queries in `S`;
@@ -20,24 +20,28 @@ pub type SignVector = Vec<i8>;
 
 /// The circuits of a chirotope, both signs.
 pub fn circuits(ch: &Chirotope) -> Vec<SignVector> {
-    let k = ch.k;
     let mut out = Vec::new();
-    for a in 0..k {
-        for b in a + 1..k {
-            for c in b + 1..k {
-                for d in c + 1..k {
-                    let s = ch.circuit([a, b, c, d]);
-                    let mut v = vec![0i8; k];
-                    for (i, &e) in [a, b, c, d].iter().enumerate() {
-                        v[e] = s[i];
-                    }
-                    out.push(v.iter().map(|x| -x).collect());
-                    out.push(v);
-                }
-            }
+    for (set, signs) in ch.circuits() {
+        let mut v = vec![0i8; ch.k];
+        for (&e, &sg) in set.iter().zip(&signs) {
+            v[e] = sg;
         }
+        out.push(v.iter().map(|x| -x).collect());
+        out.push(v);
     }
     out
+}
+
+/// The split `(support mask, P mask)` of the circuit of the increasing set `set` with signs
+/// `signs`, `P` holding the side of the smallest element.
+pub fn circuit_split(set: &[usize], signs: &[i8]) -> (u32, u32) {
+    let s = set.iter().fold(0u32, |a, &e| a | 1 << e);
+    let p = set
+        .iter()
+        .zip(signs)
+        .filter(|(_, &v)| v == signs[0])
+        .fold(0u32, |a, (&e, _)| a | 1 << e);
+    (s, p)
 }
 
 /// Composition `X o Y`: `X` where it is nonzero, `Y` elsewhere.
@@ -85,6 +89,8 @@ pub fn split_of(v: &[i8]) -> (u32, u32) {
 
 /// Outcome of the chirotope search for one query set.
 pub struct ChirotopeReport {
+    /// Rank of the chirotopes (the rank refuted).
+    pub rank: usize,
     /// Number of chirotopes (cases).
     pub cases: usize,
     /// Cases closed by one of their vectors, with the closing split.
@@ -165,20 +171,22 @@ pub fn split_key(m: u32, sub: &[u64], p: u32) -> Result<(Vec<(u32, u32)>, u32), 
 pub fn chirotope_search(
     m: u32,
     rows: &[u64],
+    rank: usize,
     use_compositions: bool,
 ) -> Result<ChirotopeReport, String> {
-    chirotope_search_cached(m, rows, use_compositions, None)
+    chirotope_search_cached(m, rows, rank, use_compositions, None)
 }
 
 /// [`chirotope_search`] with an optional cache of split outcomes.
 pub fn chirotope_search_cached(
     m: u32,
     rows: &[u64],
+    rank: usize,
     use_compositions: bool,
     cache: Option<&SplitCache>,
 ) -> Result<ChirotopeReport, String> {
     let k = rows.len();
-    let chis = chirotopes(k)?;
+    let chis = chirotopes(rank, k)?;
     let vecs: Vec<Vec<(u32, u32)>> = chis
         .iter()
         .map(|c| {
@@ -187,7 +195,7 @@ pub fn chirotope_search_cached(
             } else {
                 circuits(c).iter().map(|x| split_of(x)).collect()
             };
-            // Circuits (4 rows) first, then larger supports.
+            // Circuits (rank + 1 rows) first, then larger supports.
             v.sort_by_key(|&(s, p)| (s.count_ones(), s, p));
             v.dedup();
             v
@@ -197,7 +205,7 @@ pub fn chirotope_search_cached(
     let mut pending: BTreeSet<usize> = (0..chis.len()).collect();
     let mut closed = Vec::new();
     let mut cached_closed_all: BTreeSet<(u32, u32)> = BTreeSet::new();
-    for size in 4..=k as u32 {
+    for size in rank as u32 + 1..=k as u32 {
         // Splits of this support size needed by a pending case.
         let need: BTreeSet<(u32, u32)> = pending
             .iter()
@@ -273,6 +281,7 @@ pub fn chirotope_search_cached(
     }
     closed.sort();
     Ok(ChirotopeReport {
+        rank,
         cases: chis.len(),
         closed,
         open: pending.into_iter().collect(),
@@ -291,7 +300,7 @@ pub fn chirotope_tree(
     if !rep.open.is_empty() {
         return Ok(None);
     }
-    let chis = chirotopes(rows.len())?;
+    let chis = chirotopes(rep.rank, rows.len())?;
     let mut leaves = Vec::with_capacity(chis.len());
     for (c, ch) in chis.iter().enumerate() {
         let &(_, (s, p)) = rep
@@ -353,6 +362,8 @@ pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
 /// Outcome of a chirotope-cover search: the circuit splits solved and the chirotopes no closed
 /// circuit covers.
 pub struct CoverReport {
+    /// Rank of the chirotopes (the rank refuted).
+    pub rank: usize,
     /// Number of chirotopes.
     pub cases: usize,
     /// Chirotopes (indices in enumeration order) covered by no closed circuit split.
@@ -364,18 +375,19 @@ pub struct CoverReport {
     pub used: BTreeSet<(u32, u32)>,
 }
 
-/// Solves every circuit split of `rows` (4-subsets, 7 splits each; cached by canonical key)
-/// and counts the chirotopes that no closed one covers. Works for `k = 7` (599,280 cases)
-/// without storing per-chirotope data.
+/// Solves every circuit split of `rows` (`(rank + 1)`-subsets, `2^rank - 1` splits each;
+/// cached by canonical key) and counts the chirotopes that no closed one covers. Works for
+/// `k = 7` (599,280 cases of rank 3, 1,144,080 of rank 4) without storing per-chirotope data.
 pub fn cover_search(
     m: u32,
     rows: &[u64],
+    rank: usize,
     cache: Option<&SplitCache>,
 ) -> Result<CoverReport, String> {
     let k = rows.len();
     let mut need = Vec::new();
     for s in 0u32..1 << k {
-        if s.count_ones() == 4 {
+        if s.count_ones() as usize == rank + 1 {
             let low = s.trailing_zeros();
             for p in 0u32..1 << k {
                 if p & !s == 0 && (p >> low) & 1 == 1 && p != s {
@@ -431,28 +443,13 @@ pub fn cover_search(
         .collect();
     let mut uncovered = 0;
     let mut used = BTreeSet::new();
-    let chis = chirotopes(k)?;
+    let chis = chirotopes(rank, k)?;
     for ch in &chis {
-        let mut hit = None;
-        'outer: for a in 0..k {
-            for b in a + 1..k {
-                for c in b + 1..k {
-                    for d in c + 1..k {
-                        let sg = ch.circuit([a, b, c, d]);
-                        let s = (1u32 << a) | (1 << b) | (1 << c) | (1 << d);
-                        let p = [a, b, c, d]
-                            .iter()
-                            .zip(&sg)
-                            .filter(|(_, &v)| v == sg[0])
-                            .fold(0u32, |acc, (&e, _)| acc | 1 << e);
-                        if closed.contains(&(s, p)) {
-                            hit = Some((s, p));
-                            break 'outer;
-                        }
-                    }
-                }
-            }
-        }
+        let hit = ch
+            .circuits()
+            .iter()
+            .map(|(set, sg)| circuit_split(set, sg))
+            .find(|x| closed.contains(x));
         match hit {
             Some(h) => {
                 used.insert(h);
@@ -461,6 +458,7 @@ pub fn cover_search(
         }
     }
     Ok(CoverReport {
+        rank,
         cases: chis.len(),
         uncovered,
         splits,
@@ -533,17 +531,12 @@ pub fn cover_products(
         .filter(|(_, v)| v.is_some())
         .map(|(k, _)| *k)
         .collect();
-    let chis = chirotopes(k)?;
-    let split_of_circuit = |ch: &Chirotope, q: [usize; 4]| -> (u32, u32) {
-        let sg = ch.circuit(q);
-        let s = q.iter().fold(0u32, |a, &e| a | 1 << e);
-        let p = q
-            .iter()
-            .zip(&sg)
-            .filter(|(_, &v)| v == sg[0])
-            .fold(0u32, |a, (&e, _)| a | 1 << e);
-        (s, p)
-    };
+    if rep.rank != 3 {
+        return Err("products of two circuits are tried for rank 3 only".into());
+    }
+    let chis = chirotopes(3, k)?;
+    let split_of_circuit =
+        |ch: &Chirotope, q: [usize; 4]| -> (u32, u32) { circuit_split(&q, &ch.circuit(&q)) };
     let quads: Vec<[usize; 4]> = (0..k)
         .flat_map(|a| {
             (a + 1..k).flat_map(move |b| {
@@ -625,7 +618,7 @@ mod tests {
 
     #[test]
     fn vectors_of_four_points_are_the_circuit() {
-        for ch in chirotopes(4).unwrap() {
+        for ch in chirotopes(3, 4).unwrap() {
             assert_eq!(vectors(&ch).len(), 2);
         }
     }

@@ -518,13 +518,13 @@ impl CoverMasks {
         if !(4..=7).contains(&k) {
             return Err(format!("cover masks need 4 <= k <= 7, found {k}"));
         }
-        let chis = chirotopes(k)?;
+        let chis = chirotopes(3, k)?;
         let qs = quads(k);
         let words = chis.len().div_ceil(64);
         let mut masks = vec![0u64; qs.len() * 7 * words];
         for (c, ch) in chis.iter().enumerate() {
             for (t, &q) in qs.iter().enumerate() {
-                let sg = ch.circuit(q);
+                let sg = ch.circuit(&q);
                 // Acyclic: both signs occur, so P is one of QUAD_SPLITS.
                 let p = (0..4)
                     .filter(|&j| sg[j] == sg[0])

@@ -473,7 +473,21 @@ pub fn state_path(
     dir.join(format!("chirotopes-m{m:02}-k{k}-{fam}-shard{i}of{n}.txt"))
 }
 
-/// Chirotope search (rank 3, N = 3) over candidate sets of `k` queries, shard `I/N` of them
+/// The part of a chirotope search's state file name that tells its family, mode and rank apart
+/// (the rank only when it is not 3, so that older state files keep their names).
+fn state_tag(family: &str, cover: bool, rank: usize) -> String {
+    format!(
+        "{family}{}{}",
+        if cover { "-cover" } else { "" },
+        if rank == 3 {
+            String::new()
+        } else {
+            format!("-rank{rank}")
+        }
+    )
+}
+
+/// Chirotope search (rank `rank >= 3`, N = 3) over candidate sets of `k` queries, shard `I/N` of them
 /// (candidate index `= I mod N`). Each finished candidate is appended to the shard's state file
 /// in `state_dir`, so a rerun skips it (resume after interruption); a progress bar shows sets
 /// done, remaining and the best coverage. A set whose every chirotope closes is written as a
@@ -482,6 +496,7 @@ pub fn state_path(
 pub fn chirotopes_run(
     m: u32,
     k: usize,
+    rank: usize,
     family: &str,
     compositions: bool,
     cover: bool,
@@ -493,17 +508,22 @@ pub fn chirotopes_run(
     use super::chirotope::chirotope_search;
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
+    // Fails early, before any candidate is built, on a rank and size without chirotopes.
+    crate::chirotope::chirotopes(rank, k.min(rank + 1))?;
+    if !(rank < k && k <= crate::chirotope::MAX_CHIROTOPE_ROWS) {
+        return Err(format!(
+            "chirotopes of rank {rank} need {} <= k <= {}",
+            rank + 1,
+            crate::chirotope::MAX_CHIROTOPE_ROWS
+        ));
+    }
+    if products && rank != 3 {
+        return Err("--products is implemented for rank 3 only".into());
+    }
     let sets = chirotope_candidates(m, k, family)?;
     std::fs::create_dir_all(state_dir)
         .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
-    let spath = state_path(
-        state_dir,
-        m,
-        k,
-        &format!("{family}{}", if cover { "-cover" } else { "" }),
-        si,
-        sn,
-    );
+    let spath = state_path(state_dir, m, k, &state_tag(family, cover, rank), si, sn);
     let done = read_state(&spath)?;
     let mine: Vec<usize> = (0..sets.len()).filter(|i| i % sn == si).collect();
     eprintln!(
@@ -546,9 +566,12 @@ pub fn chirotopes_run(
         // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
         // which that circuit has that sign (cases "chirotope-cover", k up to 7).
         let (cases, n_closed, n_open, tree) = if cover {
-            let rep = super::chirotope::cover_search(m, rows, Some(&cache))?;
+            let rep = super::chirotope::cover_search(m, rows, rank, Some(&cache))?;
             let tree = if rep.uncovered == 0 {
-                super::chirotope::cover_tree(rows, &super::chirotope::cover_search(m, rows, None)?)?
+                super::chirotope::cover_tree(
+                    rows,
+                    &super::chirotope::cover_search(m, rows, rank, None)?,
+                )?
             } else {
                 None
             };
@@ -558,10 +581,15 @@ pub fn chirotopes_run(
             }
             (rep.cases, rep.cases - rep.uncovered, rep.uncovered, tree)
         } else {
-            let rep =
-                super::chirotope::chirotope_search_cached(m, rows, compositions, Some(&cache))?;
+            let rep = super::chirotope::chirotope_search_cached(
+                m,
+                rows,
+                rank,
+                compositions,
+                Some(&cache),
+            )?;
             let rep = if rep.open.is_empty() {
-                chirotope_search(m, rows, compositions)?
+                chirotope_search(m, rows, rank, compositions)?
             } else {
                 rep
             };
@@ -594,11 +622,12 @@ pub fn chirotopes_run(
         ));
         bar.inc(1);
         if let Some(tree) = tree {
-            let cert = chirotope_certificate(m, k, &label.join(","), cover, tree);
+            let cert = chirotope_certificate(m, k, rank, &label.join(","), cover, tree);
             let (path, _) = check_and_write(&cert, out_dir)?;
             bar.finish_and_clear();
             eprintln!(
-                "m = {m}: chirotope tree certifies r* >= 4 -> {}",
+                "m = {m}: chirotope tree certifies r* >= {} -> {}",
+                rank + 1,
                 path.display()
             );
             return Ok(());
@@ -609,18 +638,24 @@ pub fn chirotopes_run(
     Ok(())
 }
 
-/// The certificate (kind `case-tree`, rank 4) of a chirotope tree or cover of the queries
-/// `label` (binary, comma-separated), with the command that rebuilds it.
+/// The certificate (kind `case-tree`, claim `rank + 1`) of a chirotope tree or cover of the
+/// queries `label` (binary, comma-separated), with the command that rebuilds it (`--rank` is
+/// written only when it is not the default 3, so older commands stay as they were).
 fn chirotope_certificate(
     m: u32,
     k: usize,
+    rank: usize,
     label: &str,
     cover: bool,
     tree: crate::cert::format::CaseTreeJson,
 ) -> CertificateFile {
     let prov = provenance(
-        &format!("case-tree: rank 3 refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
-        &format!("nkrank lower chirotopes --m {m} --k {k} --family {label}{}", if cover { " --cover" } else { "" }),
+        &format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
+        &format!(
+            "nkrank lower chirotopes --m {m} --k {k}{} --family {label}{}",
+            if rank == 3 { String::new() } else { format!(" --rank {rank}") },
+            if cover { " --cover" } else { "" }
+        ),
     );
     CertificateFile {
         format: crate::cert::FORMAT_NAME.into(),
@@ -630,7 +665,7 @@ fn chirotope_certificate(
         length: 3,
         claim: crate::cert::Claim {
             bound: "lower".into(),
-            rank: 4,
+            rank: rank as u64 + 1,
         },
         provenance: Some(prov),
         model: None,
@@ -804,7 +839,7 @@ pub fn chirotopes_exhaustive(
     };
     // The table's verdicts only point to the set: the cover is rebuilt from fresh LPs and the
     // certificate checked before it is written.
-    let rep = super::chirotope::cover_search(m, &rows, None)?;
+    let rep = super::chirotope::cover_search(m, &rows, 3, None)?;
     let tree = super::chirotope::cover_tree(&rows, &rep)?.ok_or_else(|| {
         format!(
             "[{}]: the table said every chirotope is covered, the cover search left {} open",
@@ -812,7 +847,7 @@ pub fn chirotopes_exhaustive(
             rep.uncovered
         )
     })?;
-    let cert = chirotope_certificate(m, rows.len(), &label(&rows), true, tree);
+    let cert = chirotope_certificate(m, rows.len(), 3, &label(&rows), true, tree);
     let (path, _) = check_and_write(&cert, out_dir)?;
     println!(
         "m = {m}: chirotope cover certifies r* >= 4 -> {}",
@@ -827,14 +862,17 @@ pub fn chirotopes_exhaustive(
 pub fn chirotopes_merge(
     m: u32,
     k: usize,
+    rank: usize,
     family: &str,
+    cover: bool,
     n: usize,
     state_dir: &Path,
 ) -> Result<bool, String> {
     let sets = chirotope_candidates(m, k, family)?;
+    let tag = state_tag(family, cover, rank);
     let mut all: BTreeMap<usize, StateEntry> = BTreeMap::new();
     for i in 0..n {
-        for (idx, v) in read_state(&state_path(state_dir, m, k, family, i, n))? {
+        for (idx, v) in read_state(&state_path(state_dir, m, k, &tag, i, n))? {
             if idx % n != i || idx >= sets.len() {
                 return Err(format!(
                     "shard {i}/{n} reports candidate {idx}, which is not its own"

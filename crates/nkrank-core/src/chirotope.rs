@@ -1,20 +1,22 @@
-//! Rank-3 chirotopes of `k` labelled vectors in general position, enumerated from their
-//! axioms, shared by the solver and the checker (kind `case-tree`, cases `"chirotopes"`).
+//! Chirotopes of rank `r >= 3` of `k` labelled vectors in general position, enumerated from
+//! their axioms, shared by the solver and the checker (kind `case-tree`, cases `"chirotopes"`
+//! and `"chirotope-cover"`).
 //!
 //! # What is enumerated
-//! For vectors `u_0, ..., u_{k-1}` of `R^3` in general position (every three independent), the
-//! *chirotope* is the sign of every `3 x 3` minor, `chi(a, b, c) = sign det(u_a, u_b, u_c)` for
-//! `a < b < c` (alternating in the order of its arguments). Every such sign vector satisfies:
-//! - the **3-term Grassmann-Plücker relations**: for distinct `x, a, b, c, d`,
-//!   `[xab][xcd] - [xac][xbd] + [xad][xbc] = 0` (the Plücker identity of the 2 x 2 minors of
-//!   the images of `a, b, c, d` in `R^3 / u_x`), so the three signs `chi(xab) chi(xcd)`,
-//!   `-chi(xac) chi(xbd)`, `chi(xad) chi(xbc)` are not all equal;
+//! For vectors `u_0, ..., u_{k-1}` of `R^r` in general position (every `r` of them independent),
+//! the *chirotope* is the sign of every `r x r` minor, `chi(s) = sign det(u_{s_1}, ..., u_{s_r})`
+//! for `s_1 < ... < s_r` (alternating in the order of its arguments). Every such sign vector
+//! satisfies:
+//! - the **3-term Grassmann-Plücker relations**: for an `(r - 2)`-set `X` and distinct
+//!   `a, b, c, d` outside it, `[Xab][Xcd] - [Xac][Xbd] + [Xad][Xbc] = 0` (the Plücker identity of
+//!   the `2 x 2` minors of the images of `a, b, c, d` in `R^r / span(X)`), so the three signs
+//!   `chi(Xab) chi(Xcd)`, `-chi(Xac) chi(Xbd)`, `chi(Xad) chi(Xbc)` are not all equal;
 //! - **acyclicity** when the vectors are nonnegative: the unique (up to scale) linear relation
-//!   among four of them, `[bcd] u_a - [acd] u_b + [abd] u_c - [abc] u_d = 0` (Cramer's rule,
-//!   `a < b < c < d`), has coefficients of both signs, because a positive combination of
-//!   nonzero nonnegative vectors is not zero.
+//!   among `r + 1` of them, `sum_i (-1)^i [s without s_i] u_{s_i} = 0` (Cramer's rule), has
+//!   coefficients of both signs, because a positive combination of nonzero nonnegative vectors
+//!   is not zero.
 //!
-//! [`chirotopes`] lists every sign vector with these two properties and `chi(0, 1, 2) = +1`
+//! [`chirotopes`] lists every sign vector with these two properties and `chi(0, ..., r-1) = +1`
 //! (the mirror image `-chi` has the same circuits up to a global sign, which leaves every
 //! relation `sum_P x = sum_N x` unchanged). Every realizable configuration of nonnegative
 //! vectors in general position has its chirotope or its negation in the list; the list may
@@ -22,175 +24,241 @@
 //! The lemma that turns chirotopes into cases (Lemma C), with its proof, is in `docs/PROOFS.md`
 //! section 12.7.
 
-/// Most vectors a chirotope tree may name (`k = 7` has `35` triples; the enumeration is a
-/// backtracking search whose work is bounded by the number of chirotopes times `k^5`).
+/// Most vectors a chirotope tree may name (rank 3 and `k = 7` has `35` triples and 599,280
+/// chirotopes; the enumeration is a backtracking search whose work is bounded by the number of
+/// chirotopes times the number of relations checked).
 pub const MAX_CHIROTOPE_ROWS: usize = 7;
 
-/// The `(a, b, c)`, `a < b < c < k`, in lexicographic order.
-pub fn triples(k: usize) -> Vec<[usize; 3]> {
+/// Least rank of the chirotopes listed (rank 2 is the case of orders, Lemma O).
+pub const MIN_CHIROTOPE_RANK: usize = 3;
+
+/// The `r`-subsets of `0..k`, each increasing, in lexicographic order.
+pub fn subsets(k: usize, r: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
-    for a in 0..k {
-        for b in a + 1..k {
-            for c in b + 1..k {
-                out.push([a, b, c]);
-            }
+    let mut cur = Vec::with_capacity(r);
+    fn rec(start: usize, k: usize, r: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == r {
+            out.push(cur.clone());
+            return;
+        }
+        for e in start..k {
+            cur.push(e);
+            rec(e + 1, k, r, cur, out);
+            cur.pop();
         }
     }
+    rec(0, k, r, &mut cur, &mut out);
     out
 }
 
-/// The `[a, b, c, d]`, `a < b < c < d < k`, in lexicographic order.
-pub fn quadruples(k: usize) -> impl Iterator<Item = [usize; 4]> {
-    (0..k).flat_map(move |a| {
-        (a + 1..k)
-            .flat_map(move |b| (b + 1..k).flat_map(move |c| (c + 1..k).map(move |d| [a, b, c, d])))
-    })
+/// The `(a, b, c)`, `a < b < c < k`, in lexicographic order (the subsets of rank 3).
+pub fn triples(k: usize) -> Vec<[usize; 3]> {
+    subsets(k, 3).iter().map(|s| [s[0], s[1], s[2]]).collect()
 }
 
-/// A uniform rank-3 sign vector: `signs[t]` is `chi` of the `t`-th triple of [`triples`].
+/// A uniform sign vector of rank `rank`: `signs[t]` is `chi` of the `t`-th subset of
+/// [`subsets`]`(k, rank)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chirotope {
+    /// Rank (the dimension of the vectors).
+    pub rank: usize,
     /// Number of vectors.
     pub k: usize,
-    /// `+1` or `-1` per triple, lexicographic.
+    /// `+1` or `-1` per `rank`-subset, lexicographic.
     pub signs: Vec<i8>,
 }
 
-/// Index of the sorted triple `a < b < c` among [`triples`]`(k)`.
-fn triple_index(k: usize, a: usize, b: usize, c: usize) -> usize {
-    // Triples starting below a, then those starting at a with second entry below b, then c.
-    let c2 = |n: usize| if n < 2 { 0 } else { n * (n - 1) / 2 };
-    let c3 = |n: usize| if n < 3 { 0 } else { n * (n - 1) * (n - 2) / 6 };
-    let before_a = c3(k) - c3(k - a);
-    let before_b = c2(k - a - 1) - c2(k - b);
-    before_a + before_b + (c - b - 1)
+/// `n choose j` for the small arguments used here.
+fn binomial(n: usize, j: usize) -> usize {
+    if j > n {
+        return 0;
+    }
+    (0..j).fold(1, |acc, i| acc * (n - i) / (i + 1))
 }
 
-/// Sign of the permutation sorting three distinct indices, and the sorted triple.
-fn sort3(mut t: [usize; 3]) -> (i8, [usize; 3]) {
-    let mut s = 1;
-    for i in 0..3 {
-        for j in 0..2 - i {
-            if t[j] > t[j + 1] {
-                t.swap(j, j + 1);
+/// Position of the set with bit mask `mask` (of any size `r`) among the `r`-subsets of `0..k`
+/// in lexicographic order: for each element, the subsets that agree before it and hold a
+/// smaller element there.
+fn position(k: usize, mask: usize) -> usize {
+    let r = mask.count_ones() as usize;
+    let mut pos = 0;
+    let mut prev = 0;
+    for (i, e) in (0..k).filter(|&e| mask >> e & 1 == 1).enumerate() {
+        pos += (prev..e)
+            .map(|j| binomial(k - 1 - j, r - 1 - i))
+            .sum::<usize>();
+        prev = e + 1;
+    }
+    pos
+}
+
+/// The sign of the permutation sorting distinct indices, and their bit mask.
+fn parity_and_mask(idx: &[usize]) -> (i8, usize) {
+    let mut s = 1i8;
+    for i in 0..idx.len() {
+        for j in i + 1..idx.len() {
+            if idx[i] > idx[j] {
                 s = -s;
             }
         }
     }
-    (s, t)
+    (s, idx.iter().fold(0usize, |acc, &e| acc | 1 << e))
 }
 
 impl Chirotope {
-    /// `chi(a, b, c)` for distinct indices in any order (alternating).
-    pub fn chi(&self, a: usize, b: usize, c: usize) -> i8 {
-        let (s, t) = sort3([a, b, c]);
-        s * self.signs[triple_index(self.k, t[0], t[1], t[2])]
+    /// `chi` of `rank` distinct indices below `k`, in any order (alternating).
+    pub fn chi(&self, idx: &[usize]) -> i8 {
+        let (s, mask) = parity_and_mask(idx);
+        s * self.signs[position(self.k, mask)]
     }
 
-    /// Signs of the circuit of four distinct indices `a < b < c < d`: the coefficients of
-    /// `[bcd] u_a - [acd] u_b + [abd] u_c - [abc] u_d = 0`.
-    pub fn circuit(&self, s: [usize; 4]) -> [i8; 4] {
-        let [a, b, c, d] = s;
-        [
-            self.chi(b, c, d),
-            -self.chi(a, c, d),
-            self.chi(a, b, d),
-            -self.chi(a, b, c),
-        ]
+    /// Signs of the circuit of `rank + 1` distinct increasing indices `s`: the coefficients of
+    /// `sum_i (-1)^i [s without s_i] u_{s_i} = 0`.
+    pub fn circuit(&self, s: &[usize]) -> Vec<i8> {
+        circuit_with(&self.signs, self.k, s)
+    }
+
+    /// Every circuit of the chirotope: for each `(rank + 1)`-subset `s` (lexicographic), `s`
+    /// and its signs.
+    pub fn circuits(&self) -> Vec<(Vec<usize>, Vec<i8>)> {
+        subsets(self.k, self.rank + 1)
+            .into_iter()
+            .map(|s| {
+                let c = circuit_with(&self.signs, self.k, &s);
+                (s, c)
+            })
+            .collect()
     }
 }
 
-/// The 3-term Grassmann-Plücker condition for `x` and `a, b, c, d` under a partial assignment
-/// (`0` = unassigned): false only when all six signs are known and the three products agree.
-fn gp_ok(get: &dyn Fn(usize, usize, usize) -> i8, x: usize, [a, b, c, d]: [usize; 4]) -> bool {
-    let p = [
-        get(x, a, b) * get(x, c, d),
-        -get(x, a, c) * get(x, b, d),
-        get(x, a, d) * get(x, b, c),
-    ];
-    p.contains(&0) || !(p[0] == p[1] && p[1] == p[2])
+/// How to read the circuit of an increasing `(rank + 1)`-set `s` from a sign vector: entry `i` is
+/// `(alt, pos)` with circuit sign `alt * signs[pos]`, `alt = (-1)^i` and `pos` the position of
+/// `s` without `s_i`.
+pub fn circuit_terms(k: usize, s: &[usize]) -> Vec<(i8, usize)> {
+    let full = s.iter().fold(0usize, |acc, &e| acc | 1 << e);
+    (0..s.len())
+        .map(|i| {
+            let alt = if i % 2 == 0 { 1 } else { -1 };
+            (alt, position(k, full & !(1 << s[i])))
+        })
+        .collect()
 }
 
-/// Every uniform acyclic rank-3 sign vector on `k` elements (`3 <= k <=`
+/// The circuit of the increasing set `s` read from `signs`.
+fn circuit_with(signs: &[i8], k: usize, s: &[usize]) -> Vec<i8> {
+    circuit_terms(k, s)
+        .iter()
+        .map(|&(alt, pos)| alt * signs[pos])
+        .collect()
+}
+
+/// One condition of the enumeration, attached to the last sign (in enumeration order) it reads.
+enum Check {
+    /// A 3-term Grassmann-Plücker relation: the sign and position of each of the six minors
+    /// `Xab, Xcd, Xac, Xbd, Xad, Xbc` (the sign sorts `X` followed by the two elements).
+    Gp([(i8, usize); 6]),
+    /// Acyclicity of a circuit, given by its [`circuit_terms`].
+    Acyclic(Vec<(i8, usize)>),
+}
+
+/// Every uniform acyclic sign vector of rank `rank` on `k` elements (`3 <= rank < k <=`
 /// [`MAX_CHIROTOPE_ROWS`]) satisfying all 3-term Grassmann-Plücker relations, with
-/// `chi(0, 1, 2) = +1`, in lexicographic order of their sign vectors (`-1` before `+1`).
-pub fn chirotopes(k: usize) -> Result<Vec<Chirotope>, String> {
-    if !(3..=MAX_CHIROTOPE_ROWS).contains(&k) {
+/// `chi(0, ..., rank - 1) = +1`, in lexicographic order of their sign vectors (`-1` before `+1`).
+pub fn chirotopes(rank: usize, k: usize) -> Result<Vec<Chirotope>, String> {
+    let mut out = Vec::new();
+    for_each_chirotope(rank, k, |signs| {
+        out.push(Chirotope {
+            rank,
+            k,
+            signs: signs.to_vec(),
+        });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `visit` on the sign vector of every chirotope [`chirotopes`] lists, in the same order,
+/// without storing them; stops at the first error `visit` returns.
+pub fn for_each_chirotope(
+    rank: usize,
+    k: usize,
+    mut visit: impl FnMut(&[i8]) -> Result<(), String>,
+) -> Result<(), String> {
+    if !(MIN_CHIROTOPE_RANK..k).contains(&rank) || k > MAX_CHIROTOPE_ROWS {
         return Err(format!(
-            "a chirotope tree names 3..={MAX_CHIROTOPE_ROWS} queries, found {k}"
+            "chirotopes of rank {rank} on {k} vectors: need {MIN_CHIROTOPE_RANK} <= rank < k <= \
+             {MAX_CHIROTOPE_ROWS}"
         ));
     }
-    let ts = triples(k);
-    // For each triple index, the checks whose last triple (in enumeration order) it is.
-    enum Check {
-        Gp(usize, [usize; 4]),
-        Acyclic([usize; 4]),
-    }
-    let mut checks: Vec<Vec<Check>> = (0..ts.len()).map(|_| Vec::new()).collect();
-    let idx = |a: usize, b: usize, c: usize| {
-        let (_, t) = sort3([a, b, c]);
-        triple_index(k, t[0], t[1], t[2])
+    let count = binomial(k, rank);
+    let minor = |x: &[usize], a: usize, b: usize| {
+        let mut idx = x.to_vec();
+        idx.push(a);
+        idx.push(b);
+        let (s, mask) = parity_and_mask(&idx);
+        (s, position(k, mask))
     };
-    for x in 0..k {
-        for q @ [a, b, c, d] in quadruples(k).filter(|q| !q.contains(&x)) {
-            let last = [
-                idx(x, a, b),
-                idx(x, c, d),
-                idx(x, a, c),
-                idx(x, b, d),
-                idx(x, a, d),
-                idx(x, b, c),
-            ]
-            .into_iter()
-            .max()
-            .unwrap_or(0);
-            checks[last].push(Check::Gp(x, q));
+    let mut checks: Vec<Vec<Check>> = (0..count).map(|_| Vec::new()).collect();
+    for x in subsets(k, rank - 2) {
+        let rest: Vec<usize> = (0..k).filter(|e| !x.contains(e)).collect();
+        for q in subsets(rest.len(), 4) {
+            let [a, b, c, d] = [rest[q[0]], rest[q[1]], rest[q[2]], rest[q[3]]];
+            let six = [
+                minor(&x, a, b),
+                minor(&x, c, d),
+                minor(&x, a, c),
+                minor(&x, b, d),
+                minor(&x, a, d),
+                minor(&x, b, c),
+            ];
+            let last = six.iter().map(|&(_, p)| p).max().unwrap_or(0);
+            checks[last].push(Check::Gp(six));
         }
     }
-    for q @ [a, b, c, d] in quadruples(k) {
-        let last = [idx(b, c, d), idx(a, c, d), idx(a, b, d), idx(a, b, c)]
-            .into_iter()
+    for s in subsets(k, rank + 1) {
+        let full = s.iter().fold(0usize, |acc, &e| acc | 1 << e);
+        let last = s
+            .iter()
+            .map(|&e| position(k, full & !(1 << e)))
             .max()
             .unwrap_or(0);
-        checks[last].push(Check::Acyclic(q));
+        checks[last].push(Check::Acyclic(circuit_terms(k, &s)));
     }
-    let mut out = Vec::new();
-    let mut signs = vec![0i8; ts.len()];
-    fn rec(
-        t: usize,
-        k: usize,
-        signs: &mut Vec<i8>,
-        checks: &[Vec<Check>],
-        out: &mut Vec<Chirotope>,
-    ) {
-        if t == signs.len() {
-            out.push(Chirotope {
-                k,
-                signs: signs.clone(),
-            });
-            return;
+    let holds = |signs: &[i8], check: &Check| match check {
+        Check::Gp(six) => {
+            let v = |i: usize| six[i].0 * signs[six[i].1];
+            let p = [v(0) * v(1), -v(2) * v(3), v(4) * v(5)];
+            !(p[0] == p[1] && p[1] == p[2])
         }
+        Check::Acyclic(terms) => {
+            let first = terms[0].0 * signs[terms[0].1];
+            terms.iter().any(|&(alt, pos)| alt * signs[pos] != first)
+        }
+    };
+    let mut signs = vec![0i8; count];
+    // Depth-first over the positions; `next[t]` is the next choice to try at position `t`.
+    let mut t = 0usize;
+    let mut next = vec![0usize; count];
+    loop {
         let choices: &[i8] = if t == 0 { &[1] } else { &[-1, 1] };
-        for &s in choices {
-            signs[t] = s;
-            let ch = Chirotope {
-                k,
-                signs: signs.clone(),
-            };
-            let get = |a: usize, b: usize, c: usize| ch.chi(a, b, c);
-            let ok = checks[t].iter().all(|c| match c {
-                Check::Gp(x, q) => gp_ok(&get, *x, *q),
-                Check::Acyclic(q) => {
-                    let s = ch.circuit(*q);
-                    !(s.iter().all(|&v| v > 0) || s.iter().all(|&v| v < 0))
-                }
-            });
-            if ok {
-                rec(t + 1, k, signs, checks, out);
+        if next[t] == choices.len() {
+            next[t] = 0;
+            signs[t] = 0;
+            if t == 0 {
+                break;
+            }
+            t -= 1;
+            continue;
+        }
+        signs[t] = choices[next[t]];
+        next[t] += 1;
+        if checks[t].iter().all(|c| holds(&signs, c)) {
+            if t + 1 == count {
+                visit(&signs)?;
+            } else {
+                t += 1;
             }
         }
-        signs[t] = 0;
     }
-    rec(0, k, &mut signs, &checks, &mut out);
-    Ok(out)
+    Ok(())
 }

@@ -244,11 +244,15 @@ mod chirotope {
         for k in 3..=7 {
             let ts = triples(k);
             let labelled = Chirotope {
+                rank: 3,
                 k,
                 signs: (1..=ts.len() as i8).collect(),
             };
             for (i, t) in ts.iter().enumerate() {
-                assert_eq!(labelled.chi(t[0], t[1], t[2]), i as i8 + 1);
+                assert_eq!(labelled.chi(t), i as i8 + 1);
+                // Alternating: one transposition flips the sign, a 3-cycle keeps it.
+                assert_eq!(labelled.chi(&[t[1], t[0], t[2]]), -(i as i8 + 1));
+                assert_eq!(labelled.chi(&[t[1], t[2], t[0]]), i as i8 + 1);
             }
         }
     }
@@ -259,7 +263,7 @@ mod chirotope {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for k in 4..=6 {
-            let all = chirotopes(k).unwrap();
+            let all = chirotopes(3, k).unwrap();
             let mut found = 0;
             for _ in 0..200 {
                 let u: Vec<[i64; 3]> = (0..k)
@@ -301,11 +305,111 @@ mod chirotope {
     #[test]
     fn counts() {
         // Four vectors: 8 sign vectors with chi(012) = +, one has a positive circuit.
-        assert_eq!(chirotopes(4).unwrap().len(), 7);
-        assert_eq!(chirotopes(5).unwrap().len(), 132);
-        assert_eq!(chirotopes(6).unwrap().len(), 5952);
-        assert!(chirotopes(2).is_err());
-        assert!(chirotopes(8).is_err());
+        assert_eq!(chirotopes(3, 4).unwrap().len(), 7);
+        assert_eq!(chirotopes(3, 5).unwrap().len(), 132);
+        assert_eq!(chirotopes(3, 6).unwrap().len(), 5952);
+        assert!(chirotopes(3, 3).is_err());
+        assert!(chirotopes(2, 4).is_err());
+        assert!(chirotopes(3, 8).is_err());
+        // Rank k - 1: k vectors have one circuit, and the 2^(k-1) sign vectors with the first
+        // sign + are all chirotopes (no 3-term relation exists); one of them has a one-signed
+        // circuit.
+        for k in 5..=7 {
+            assert_eq!(chirotopes(k - 1, k).unwrap().len(), (1 << (k - 1)) - 1);
+        }
+    }
+
+    /// `subsets` is lexicographic and complete.
+    #[test]
+    fn subsets_are_lexicographic() {
+        for k in 1..=7 {
+            for r in 0..=k {
+                let s = subsets(k, r);
+                let n = (0..r).fold(1, |acc, i| acc * (k - i) / (i + 1));
+                assert_eq!(s.len(), n);
+                assert!(s.windows(2).all(|w| w[0] < w[1]));
+                assert!(s.iter().all(|x| x.windows(2).all(|w| w[0] < w[1])));
+            }
+        }
+    }
+
+    /// The circuit read from a realized rank-4 configuration is the sign pattern of its actual
+    /// linear relation, and the configuration's chirotope is listed.
+    #[test]
+    fn rank_four_circuits_are_relations() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let det4 = |m: [[i64; 4]; 4]| -> i64 {
+            // Laplace expansion along the first row.
+            let minor3 = |rows: [usize; 3], skip: usize| -> i64 {
+                let c: Vec<usize> = (0..4).filter(|&j| j != skip).collect();
+                let a = |i: usize, j: usize| m[rows[i]][c[j]];
+                a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+                    - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+                    + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0))
+            };
+            (0..4)
+                .map(|j| (if j % 2 == 0 { 1 } else { -1 }) * m[0][j] * minor3([1, 2, 3], j))
+                .sum()
+        };
+        let all = chirotopes(4, 6).unwrap();
+        let mut found = 0;
+        for _ in 0..300 {
+            let u: Vec<[i64; 4]> = (0..6)
+                .map(|_| [0; 4].map(|_: i64| rng.gen_range(0..20)))
+                .collect();
+            let signs: Vec<i8> = subsets(6, 4)
+                .iter()
+                .map(|s| det4([u[s[0]], u[s[1]], u[s[2]], u[s[3]]]).signum() as i8)
+                .collect();
+            if signs.contains(&0) {
+                continue;
+            }
+            let flip = signs[0];
+            let signs: Vec<i8> = signs.iter().map(|s| s * flip).collect();
+            let ch = all.iter().find(|c| c.signs == signs);
+            let ch = ch.expect("a realized rank-4 chirotope is missing");
+            // Cramer's rule: sum_i (-1)^i det(others) u_i = 0 for every 5-set.
+            for (s, circuit) in ch.circuits() {
+                let coef: Vec<i64> = (0..5)
+                    .map(|i| {
+                        let o: Vec<usize> = (0..5).filter(|&j| j != i).map(|j| s[j]).collect();
+                        let d = det4([u[o[0]], u[o[1]], u[o[2]], u[o[3]]]) * i64::from(flip);
+                        if i % 2 == 0 {
+                            d
+                        } else {
+                            -d
+                        }
+                    })
+                    .collect();
+                let sum = (0..5).fold([0i64; 4], |mut acc, i| {
+                    for (a, x) in acc.iter_mut().zip(u[s[i]]) {
+                        *a += coef[i] * x;
+                    }
+                    acc
+                });
+                assert_eq!(sum, [0; 4]);
+                let got: Vec<i8> = coef.iter().map(|c| c.signum() as i8).collect();
+                assert_eq!(got, circuit);
+            }
+            found += 1;
+        }
+        assert!(found > 100);
+    }
+
+    /// Counts of every rank and size a certificate may name, against the table the checker
+    /// uses to reject a tree with the wrong number of leaves before enumerating.
+    #[test]
+    fn count_table_matches_the_enumeration() {
+        use nkrank_core::check::chirotope_cert::{chirotope_count, CHIROTOPE_COUNTS};
+        for &(r, k, _) in &CHIROTOPE_COUNTS {
+            if (r, k) == (3, 7) {
+                continue; // 599,280 chirotopes: asserted by the root crate's ignored test.
+            }
+            let n = chirotopes(r, k).unwrap().len();
+            eprintln!("rank {r}, k {k}: {n}");
+            assert_eq!(Some(n), chirotope_count(r, k));
+        }
     }
 }
 

@@ -1,16 +1,16 @@
 //! Checking a chirotope tree (kind `case-tree`, cases `"chirotopes"`) in exact arithmetic.
 //!
 //! # What is checked
-//! The tree names `k` queries (`4 <= k <=` [`MAX_CHIROTOPE_ROWS`]) and claims `r* >= 4`: no
-//! model of rank 3 solves the task. Lemma C of `docs/PROOFS.md` section 12.7: in a model of
-//! rank 3 the rows' vectors `u_i` may be taken in general position; their chirotope `chi` (or
-//! its negation) is one of [`chirotopes`]`(k)`, and for every set of relations whose sign
+//! The tree names `k` queries (`k <=` [`MAX_CHIROTOPE_ROWS`]) and claims `r* >= r + 1` for a
+//! rank `3 <= r < k`: no model of rank `r` solves the task. Lemma C of `docs/PROOFS.md`
+//! section 12.7: in a model of rank `r` the rows' vectors `u_i` may be taken in general
+//! position; their chirotope `chi` (or its negation) is one of [`chirotopes`]`(r, k)`, and for every set of relations whose sign
 //! patterns are *vectors* of `chi` (sign patterns covered by circuits of `chi` that agree with
 //! them) and whose incidence graph (queries and relations, joined when a query takes part) is a
 //! forest, there are strictly feasible rows with `sum_P x_i = sum_N x_i` for each relation.
 //!
 //! The checker enumerates the chirotopes itself (one leaf per chirotope, in the order of
-//! [`chirotopes`]; a leaf's `case` lists the indices of the triples, lexicographic, where
+//! [`chirotopes`]; a leaf's `case` lists the indices of the `r`-subsets, lexicographic, where
 //! `chi = -1`), and for each leaf verifies:
 //! - every relation has both sides nonempty and disjoint, indices below `k`;
 //! - its sign pattern `X` (`+1` on `positive`, `-1` on `negative`) is a vector of `chi`: the
@@ -23,11 +23,34 @@
 
 use super::case_tree_cert::{check_leaf, relations_of, root};
 use crate::cert::format::{CaseLeafJson, CaseTreeJson};
-use crate::chirotope::{chirotopes, quadruples, Chirotope, MAX_CHIROTOPE_ROWS};
+use crate::chirotope::{
+    chirotopes, circuit_terms, for_each_chirotope, subsets, Chirotope, MAX_CHIROTOPE_ROWS,
+    MIN_CHIROTOPE_RANK,
+};
 use crate::relation::RowSet;
 
-/// Number of chirotopes [`chirotopes`] lists for `k = 4, 5, 6, 7`.
-pub const CHIROTOPE_COUNTS: [usize; 4] = [7, 132, 5952, 599_280];
+/// Number of chirotopes [`chirotopes`] lists, as `(rank, k, count)` for every rank and `k` a
+/// certificate may name (asserted against the enumeration by the tests).
+pub const CHIROTOPE_COUNTS: [(usize, usize, usize); 10] = [
+    (3, 4, 7),
+    (3, 5, 132),
+    (3, 6, 5952),
+    (3, 7, 599_280),
+    (4, 5, 15),
+    (4, 6, 1560),
+    (4, 7, 1_144_080),
+    (5, 6, 31),
+    (5, 7, 20_520),
+    (6, 7, 63),
+];
+
+/// The entry of [`CHIROTOPE_COUNTS`] for `rank` and `k`.
+pub fn chirotope_count(rank: usize, k: usize) -> Option<usize> {
+    CHIROTOPE_COUNTS
+        .iter()
+        .find(|&&(r, kk, _)| r == rank && kk == k)
+        .map(|&(_, _, c)| c)
+}
 
 /// Most relations one leaf may list.
 pub const MAX_LEAF_RELATIONS: usize = 8;
@@ -43,47 +66,94 @@ pub fn case_label(ch: &Chirotope) -> Vec<u32> {
 }
 
 /// Whether the sign pattern `x` is covered by circuits of `ch` conformal to it. A conformal
-/// circuit has its support inside that of `x`, so only the 4-subsets of the support are tried.
+/// circuit has its support inside that of `x`, so only the `(rank + 1)`-subsets of the support
+/// are tried.
 pub fn is_vector(ch: &Chirotope, x: &[i8]) -> bool {
-    let sup: Vec<usize> = (0..ch.k.min(x.len())).filter(|&e| x[e] != 0).collect();
-    let mut covered = vec![false; x.len()];
-    for [a, b, c, d] in quadruples(sup.len()) {
-        let q = [sup[a], sup[b], sup[c], sup[d]];
-        let s = ch.circuit(q);
-        for sign in [1i8, -1] {
-            if q.iter().zip(&s).all(|(&e, &v)| x[e] == sign * v) {
-                for e in q {
-                    covered[e] = true;
+    VectorTest::new(ch.rank, ch.k, x).holds(&ch.signs)
+}
+
+/// An increasing `(rank + 1)`-set and how to read its circuit ([`circuit_terms`]).
+type Circuit = (Vec<usize>, Vec<(i8, usize)>);
+
+/// The test "`x` is a vector" prepared once for a sign pattern, then run on many sign vectors
+/// of rank `rank` on `k` elements (the cover check runs it on every chirotope).
+pub struct VectorTest {
+    /// Whether `x` has the right length at all.
+    sized: bool,
+    x: Vec<i8>,
+    support: Vec<usize>,
+    /// The `(rank + 1)`-subsets of the support, with their [`circuit_terms`].
+    circuits: Vec<Circuit>,
+}
+
+impl VectorTest {
+    /// Prepares the test of `x` for chirotopes of rank `rank` on `k` elements.
+    pub fn new(rank: usize, k: usize, x: &[i8]) -> VectorTest {
+        let support: Vec<usize> = (0..k.min(x.len())).filter(|&e| x[e] != 0).collect();
+        let circuits = subsets(support.len(), rank + 1)
+            .into_iter()
+            .map(|sub| {
+                let q: Vec<usize> = sub.iter().map(|&i| support[i]).collect();
+                let terms = circuit_terms(k, &q);
+                (q, terms)
+            })
+            .collect();
+        VectorTest {
+            sized: x.len() == k,
+            x: x.to_vec(),
+            support,
+            circuits,
+        }
+    }
+
+    /// Whether the pattern is a vector of the chirotope with these signs.
+    pub fn holds(&self, signs: &[i8]) -> bool {
+        if !self.sized {
+            return false;
+        }
+        let mut covered = vec![false; self.x.len()];
+        for (q, terms) in &self.circuits {
+            for sign in [1i8, -1] {
+                let conformal = q
+                    .iter()
+                    .zip(terms)
+                    .all(|(&e, &(alt, pos))| self.x[e] == sign * alt * signs[pos]);
+                if conformal {
+                    for &e in q {
+                        covered[e] = true;
+                    }
                 }
             }
         }
+        self.support.iter().all(|&e| covered[e])
     }
-    x.len() == ch.k && sup.iter().all(|&e| covered[e])
 }
 
-/// The checks a chirotope tree and a cover share, before any enumeration: 4 to
-/// [`MAX_CHIROTOPE_ROWS`] queries that are distinct `m`-bit tokens, and the claim `r* >= 4`.
-/// Returns the number of queries.
+/// The checks a chirotope tree and a cover share, before any enumeration: `k <=`
+/// [`MAX_CHIROTOPE_ROWS`] queries that are distinct `m`-bit tokens, and a claim `r* >= r + 1`
+/// with `3 <= r < k` (the tree refutes rank `r` by the chirotopes of rank `r`). Returns `(r, k)`.
 fn check_header(
     what: &str,
     m: u32,
     length: u32,
-    rank: u64,
+    claim: u64,
     j: &CaseTreeJson,
-) -> Result<usize, String> {
+) -> Result<(usize, usize), String> {
     let k = j.queries.len();
-    if !(4..=MAX_CHIROTOPE_ROWS).contains(&k) {
+    if !(MIN_CHIROTOPE_RANK + 1..=MAX_CHIROTOPE_ROWS).contains(&k) {
         return Err(format!(
-            "a chirotope {what} names 4..={MAX_CHIROTOPE_ROWS} queries, found {k}"
+            "a chirotope {what} names {}..={MAX_CHIROTOPE_ROWS} queries, found {k}",
+            MIN_CHIROTOPE_RANK + 1
         ));
     }
     RowSet::new(m, length, &j.queries)?;
-    if rank != 4 {
+    let lowest = MIN_CHIROTOPE_RANK as u64 + 1;
+    if !(lowest..=k as u64).contains(&claim) {
         return Err(format!(
-            "a chirotope {what} refutes rank 3 and proves exactly r* >= 4, but the claim is {rank}"
+            "a chirotope {what} of {k} queries refutes a rank r with {MIN_CHIROTOPE_RANK} <= r <              {k} and proves r* >= r + 1 in {lowest}..={k}, but the claim is {claim}"
         ));
     }
-    Ok(k)
+    Ok((claim as usize - 1, k))
 }
 
 /// Checks a chirotope tree of `k` queries claiming `r* >= rank`.
@@ -93,17 +163,17 @@ pub fn check_chirotope_tree(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let k = check_header("tree", m, length, rank, j)?;
+    let (r, k) = check_header("tree", m, length, rank, j)?;
     // The number of chirotopes is known in advance (asserted by the tests against the
     // enumeration), so a file with the wrong number of leaves is rejected before enumerating.
-    if j.leaves.len() != CHIROTOPE_COUNTS[k - 4] {
+    let expected = chirotope_count(r, k).unwrap_or(0);
+    if j.leaves.len() != expected {
         return Err(format!(
-            "the tree has {} cases (chirotopes), but lists {} leaves",
-            CHIROTOPE_COUNTS[k - 4],
+            "the tree has {expected} cases (chirotopes of rank {r}), but lists {} leaves",
             j.leaves.len()
         ));
     }
-    let cases = chirotopes(k)?;
+    let cases = chirotopes(r, k)?;
     if j.leaves.len() != cases.len() {
         return Err(format!(
             "the tree has {} cases (chirotopes), but lists {} leaves",
@@ -145,10 +215,10 @@ pub fn check_chirotope_leaf(
 /// Most leaves a chirotope cover may list.
 pub const MAX_COVER_LEAVES: usize = 4096;
 
-/// Checks a chirotope cover (cases `"chirotope-cover"`): `k` queries claiming `r* >= 4`, leaves
+/// Checks a chirotope cover (cases `"chirotope-cover"`): `k` queries claiming `r* >= r + 1`, leaves
 /// that each refute a family of relations (checked as in [`check_chirotope_leaf`], without a
 /// chirotope), and, enumerated by the checker, every chirotope has a leaf all of whose
-/// relations are vectors of it. By Lemma C the true chirotope of a rank-3 model would make that
+/// relations are vectors of it. By Lemma C the true chirotope of a rank-`r` model would make that
 /// leaf's system strictly feasible, which its certificate excludes.
 pub fn check_chirotope_cover(
     m: u32,
@@ -156,7 +226,7 @@ pub fn check_chirotope_cover(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let k = check_header("cover", m, length, rank, j)?;
+    let (r, k) = check_header("cover", m, length, rank, j)?;
     if j.leaves.is_empty() || j.leaves.len() > MAX_COVER_LEAVES {
         return Err(format!(
             "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
@@ -191,18 +261,25 @@ pub fn check_chirotope_cover(
             .map_err(|e| format!("leaf {idx}: {e}"))?;
         patterns.push(xs);
     }
-    for ch in chirotopes(k)? {
-        let covered = patterns
-            .iter()
-            .any(|xs| xs.iter().all(|x| is_vector(&ch, x)));
-        if !covered {
-            return Err(format!(
-                "the chirotope with negative triples {:?} is covered by no leaf",
-                case_label(&ch)
-            ));
+    let tests: Vec<Vec<VectorTest>> = patterns
+        .iter()
+        .map(|xs| xs.iter().map(|x| VectorTest::new(r, k, x)).collect())
+        .collect();
+    for_each_chirotope(r, k, |signs| {
+        let covered = tests.iter().any(|leaf| leaf.iter().all(|t| t.holds(signs)));
+        if covered {
+            return Ok(());
         }
-    }
-    Ok(())
+        let ch = Chirotope {
+            rank: r,
+            k,
+            signs: signs.to_vec(),
+        };
+        Err(format!(
+            "the chirotope with negative subsets {:?} is covered by no leaf",
+            case_label(&ch)
+        ))
+    })
 }
 
 /// The sign patterns of a leaf's relations (both sides nonempty, increasing, disjoint, indices
