@@ -283,3 +283,59 @@ fn dense_models_with_seven_digit_denominators_agree_in_fractions() {
 fn model_value(model: &Model, a: usize, b: usize) -> Q {
     model.values().get(a as u32, b as u32)
 }
+
+/// The integer `t` as a rational.
+fn q_int(t: u32) -> Q {
+    q(i64::from(t), 1)
+}
+
+/// Whether the model fails on some sequence `(q, a, b)` (exact evaluation, `N = 3`).
+fn row_fails(model: &Model, q: usize) -> bool {
+    let n = num_tokens(model.m());
+    (0..n).any(|a| {
+        (0..n).any(|b| {
+            let seq = [q as u32, a as u32, b as u32];
+            let (mut num, mut den) = (Q::zero(), Q::zero());
+            for &z in &seq {
+                let k = model.kernel(seq[0], z);
+                num += &k * model.values().get(seq[0], z);
+                den += k;
+            }
+            den.is_zero() || (num / den - q_int(target(&seq, 0))).abs() >= half()
+        })
+    })
+}
+
+/// A failing model is reported by its failing row of least index, with the same witness with
+/// 1, 2 and 4 threads (rows are decided in parallel; the report must not depend on which
+/// thread finishes first).
+#[test]
+fn failing_models_report_their_least_failing_row_whatever_the_threads() {
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let mut failing = 0;
+    for i in 0..24 {
+        let m = 4 + (i % 2) as u32;
+        let model = rand_model(&mut rng, m, 2, 0.3);
+        let mut seen = None;
+        for threads in [1, 2, 4, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let got = match pool.install(|| check_rows(&model, 3, false)) {
+                Err(RowsRefused::Fails(w)) => Some(w),
+                Ok(_) => None,
+                Err(RowsRefused::TooCostly(e)) => panic!("refused: {e}"),
+            };
+            assert!(seen.is_none() || seen == Some(got.clone()), "witness differs");
+            seen = Some(got);
+        }
+        if let Some(Some(w)) = seen {
+            failing += 1;
+            assert!(row_fails(&model, w.query as usize));
+            let least = (0..w.query as usize).find(|&q| row_fails(&model, q));
+            assert_eq!(least, None, "row {} is reported, a smaller one fails", w.query);
+        }
+    }
+    assert!(failing > 5, "only {failing} failing models");
+}

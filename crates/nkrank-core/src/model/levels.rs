@@ -463,15 +463,16 @@ where
 /// Why the checker did not accept a model.
 #[derive(Clone, Debug)]
 pub enum RowsRefused {
-    /// The model fails on this sequence (some failing row; not necessarily the first).
+    /// The model fails on this sequence, of its failing row of least index.
     Fails(Witness),
     /// The model's numbers are over the cost caps of the format.
     TooCostly(String),
 }
 
-/// The checker's pass: every row in parallel, stopping at the first failing row found, with
-/// the exact maximal error when `with_error` is set (`Some(None)`: some input has zero kernel
-/// mass) and the model is accepted.
+/// The checker's pass: every row in parallel, with the exact maximal error when `with_error`
+/// is set (`Some(None)`: some input has zero kernel mass) and the model is accepted. A failing
+/// model is reported by its failing row of least index, whatever the thread count: once a row
+/// fails, rows of larger index are skipped, rows of smaller index are still decided.
 pub fn check_rows(
     model: &Model,
     length: usize,
@@ -495,27 +496,41 @@ pub fn check_rows_with_row_cap(
     // about (BIG_OP_WORDS + length in words) word operations per kept token and level, the
     // constant being what an allocating big-integer operation costs against a word operation.
     let levels = u64::from(model.m()) + 2;
-    let rows: Vec<Option<Option<Q>>> = (0..n)
+    let first_failure = std::sync::atomic::AtomicUsize::new(usize::MAX);
+    let decide = |q: usize| -> Result<Option<Option<Q>>, RowsRefused> {
+        let mut row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
+        if row.small.is_none() {
+            let words = |v: &[BigInt]| v.iter().map(|x| x.bits().div_ceil(64)).max();
+            let wn = words(&row.k).max(words(&row.w)).unwrap_or(0);
+            // A row of fractions compares two terms with two products of a numerator by
+            // a denominator.
+            let cross = words(&row.den).map_or(0, |wd| 2 * wn * wd.max(1));
+            let cost = (row.k.len() as u64)
+                .saturating_mul(levels)
+                .saturating_mul(BIG_OP_WORDS + wn + cross);
+            sm.charge(cost).map_err(RowsRefused::TooCostly)?;
+        }
+        if let Some(w) = row.first_failure(length) {
+            return Err(RowsRefused::Fails(w));
+        }
+        Ok(with_error.then(|| row.max_error(length)))
+    };
+    use std::sync::atomic::Ordering::Relaxed;
+    let outcomes: Vec<Result<Option<Option<Q>>, RowsRefused>> = (0..n)
         .into_par_iter()
         .map(|q| {
-            let mut row = IntRow::from_scaled(&sm, q as Token).map_err(RowsRefused::TooCostly)?;
-            if row.small.is_none() {
-                let words = |v: &[BigInt]| v.iter().map(|x| x.bits().div_ceil(64)).max();
-                let wn = words(&row.k).max(words(&row.w)).unwrap_or(0);
-                // A row of fractions compares two terms with two products of a numerator by
-                // a denominator.
-                let cross = words(&row.den).map_or(0, |wd| 2 * wn * wd.max(1));
-                let cost = (row.k.len() as u64)
-                    .saturating_mul(levels)
-                    .saturating_mul(BIG_OP_WORDS + wn + cross);
-                sm.charge(cost).map_err(RowsRefused::TooCostly)?;
+            if q > first_failure.load(Relaxed) {
+                // Skipped: a row of smaller index already fails, and it is the one reported.
+                return Ok(None);
             }
-            if let Some(w) = row.first_failure(length) {
-                return Err(RowsRefused::Fails(w));
+            let outcome = decide(q);
+            if outcome.is_err() {
+                first_failure.fetch_min(q, Relaxed);
             }
-            Ok(with_error.then(|| row.max_error(length)))
+            outcome
         })
-        .collect::<Result<_, _>>()?;
+        .collect();
+    let rows = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
     // The worst of the rows' errors, `None` when some input has zero kernel mass.
     let worst = |rows: Vec<Option<Option<Q>>>| {
         (rows.into_iter()).try_fold(Q::zero(), |worst, e| Some(worst.max(e.flatten()?)))
