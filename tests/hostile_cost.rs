@@ -325,3 +325,26 @@ fn a_multibyte_character_in_a_malformed_rational() {
     let doc = rank1_file(4, &[y]);
     expect(&dir, "utf8.json", &doc, 1, "malformed rational");
 }
+
+/// A chirotope cover whose leaves name many relations over all seven queries: testing them on
+/// every one of the 1,144,080 rank-4 chirotopes would read about `5 * 10^10` signs. Refused by
+/// its shape before any leaf or chirotope is looked at.
+#[test]
+fn a_cover_too_costly_to_test_on_every_chirotope() {
+    let dir = scratch("cover");
+    let mut cover = committed("len3/m09-lower-r5-case-tree.json");
+    let leaf = cover["case_tree"]["leaves"][0].clone();
+    let mut wide = leaf.clone();
+    wide["relations"] = json!([
+        {"positive": [0, 1, 2], "negative": [3, 4, 5, 6], "lambda": leaf["relations"][0]["lambda"]},
+        {"positive": [0, 1, 2, 3], "negative": [4, 5, 6], "lambda": leaf["relations"][0]["lambda"]},
+    ]);
+    cover["case_tree"]["leaves"] = json!(vec![wide; 200]);
+    expect(
+        &dir,
+        "cover.json",
+        &serde_json::to_vec(&cover).unwrap(),
+        1,
+        "cost cap",
+    );
+}

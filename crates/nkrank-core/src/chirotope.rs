@@ -68,8 +68,8 @@ pub struct Chirotope {
     pub signs: Vec<i8>,
 }
 
-/// `n choose j` for the small arguments used here.
-fn binomial(n: usize, j: usize) -> usize {
+/// `n choose j` for the small arguments used here (`n <= 64`).
+pub fn binomial(n: usize, j: usize) -> usize {
     if j > n {
         return 0;
     }

@@ -327,14 +327,21 @@ fn failing_models_report_their_least_failing_row_whatever_the_threads() {
                 Ok(_) => None,
                 Err(RowsRefused::TooCostly(e)) => panic!("refused: {e}"),
             };
-            assert!(seen.is_none() || seen == Some(got.clone()), "witness differs");
+            assert!(
+                seen.is_none() || seen == Some(got.clone()),
+                "witness differs"
+            );
             seen = Some(got);
         }
         if let Some(Some(w)) = seen {
             failing += 1;
             assert!(row_fails(&model, w.query as usize));
             let least = (0..w.query as usize).find(|&q| row_fails(&model, q));
-            assert_eq!(least, None, "row {} is reported, a smaller one fails", w.query);
+            assert_eq!(
+                least, None,
+                "row {} is reported, a smaller one fails",
+                w.query
+            );
         }
     }
     assert!(failing > 5, "only {failing} failing models");

@@ -187,7 +187,7 @@ pub fn search(
     while Instant::now() < deadline {
         restart += 1;
         // Sparse random 0/1-ish keys: each feature sees about half the tokens.
-        let mut v: Mat = (0..n)
+        let v: Mat = (0..n)
             .map(|_| {
                 (0..r)
                     .map(|_| {
@@ -200,31 +200,13 @@ pub fn search(
                     .collect()
             })
             .collect();
-        let mut best = f64::NEG_INFINITY;
-        for round in 0..ROUNDS {
-            if Instant::now() > deadline {
-                return None;
-            }
-            let (u, margins) = u_step(m, length, &v, Some(deadline))?;
-            let least = margins.iter().cloned().fold(f64::INFINITY, f64::min);
-            if least > MARGIN_TOL {
-                log(&format!(
-                    "alternating: rank {r} restart {restart} round {round}: margin {least:.3e}"
-                ));
-                if let Some(model) = exact(m, length, &u, &v) {
-                    return Some(model);
-                }
-            }
-            // Each row's margin only grows in the U step, so the capped sum is monotone too.
-            let score = capped_sum(&margins);
-            if score <= best + 1e-9 {
-                break; // stalled: restart
-            }
-            best = score;
-            let Some((v2, _)) = v_step(m, length, &u, r, Some(deadline)) else {
-                break;
-            };
-            v = v2;
+        let (found, best) = rounds(m, length, v, deadline, &|round, least| {
+            log(&format!(
+                "alternating: rank {r} restart {restart} round {round}: margin {least:.3e}"
+            ))
+        });
+        if found.is_some() || Instant::now() > deadline {
+            return found;
         }
         overall = overall.max(best);
         // A status line every few seconds, not one per restart.
@@ -234,6 +216,47 @@ pub fn search(
         }
     }
     None
+}
+
+/// Up to [`ROUNDS`] alternating rounds from `v`: every row's `U` by its LP given `V`, then `V`
+/// by the capped-sum LP given `U`, until every row has a margin (the model, if its exact
+/// rounding passes) or the capped margin sum stalls. `positive(round, least)` is told of each
+/// round whose rows all have a margin. Returns the model found and the best capped sum.
+pub(crate) fn rounds(
+    m: u32,
+    length: usize,
+    mut v: Mat,
+    deadline: Instant,
+    positive: &dyn Fn(usize, f64),
+) -> (Option<Model>, f64) {
+    let r = v.first().map_or(0, |row| row.len());
+    let mut best = f64::NEG_INFINITY;
+    for round in 0..ROUNDS {
+        if Instant::now() > deadline {
+            break;
+        }
+        let Some((u, margins)) = u_step(m, length, &v, Some(deadline)) else {
+            break;
+        };
+        let least = margins.iter().cloned().fold(f64::INFINITY, f64::min);
+        if least > MARGIN_TOL {
+            positive(round, least);
+            if let Some(model) = exact(m, length, &u, &v) {
+                return (Some(model), best.max(capped_sum(&margins)));
+            }
+        }
+        // Each row's margin only grows in the U step, so the capped sum is monotone too.
+        let score = capped_sum(&margins);
+        if score <= best + 1e-9 {
+            break; // stalled
+        }
+        best = score;
+        let Some((v2, _)) = v_step(m, length, &u, r, Some(deadline)) else {
+            break;
+        };
+        v = v2;
+    }
+    (None, best)
 }
 
 /// Rounds `U`, `V`, re-optimizes the moments of every row for the exact rounded kernel, and

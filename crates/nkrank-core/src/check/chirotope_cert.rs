@@ -24,8 +24,8 @@
 use super::case_tree_cert::{check_leaf, relations_of, root};
 use crate::cert::format::{CaseLeafJson, CaseTreeJson};
 use crate::chirotope::{
-    chirotopes, circuit_terms, for_each_chirotope, subsets, Chirotope, MAX_CHIROTOPE_ROWS,
-    MIN_CHIROTOPE_RANK,
+    binomial, chirotopes, circuit_terms, for_each_chirotope, subsets, Chirotope,
+    MAX_CHIROTOPE_ROWS, MIN_CHIROTOPE_RANK,
 };
 use crate::relation::RowSet;
 
@@ -215,6 +215,12 @@ pub fn check_chirotope_leaf(
 /// Most leaves a chirotope cover may list.
 pub const MAX_COVER_LEAVES: usize = 4096;
 
+/// Cap on the signs a cover check may read: the number of chirotopes times, over every leaf and
+/// relation, the circuits that fit in the relation's support times their `r + 1` signs (the
+/// cost of testing every leaf on every chirotope when no leaf covers early). The rank-4 cover of
+/// `m = 9` (46 leaves of one circuit each) reads at most `1,144,080 * 46 * 5`, about `2^28`.
+pub const MAX_COVER_READS: u64 = 1 << 31;
+
 /// Checks a chirotope cover (cases `"chirotope-cover"`): `k` queries claiming `r* >= r + 1`, leaves
 /// that each refute a family of relations (checked as in [`check_chirotope_leaf`], without a
 /// chirotope), and, enumerated by the checker, every chirotope has a leaf all of whose
@@ -231,6 +237,20 @@ pub fn check_chirotope_cover(
         return Err(format!(
             "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
             j.leaves.len()
+        ));
+    }
+    // The enumeration's cost, from the leaves' shapes alone, before any leaf is checked.
+    let per_chirotope: u64 = (j.leaves.iter().flat_map(|l| &l.relations))
+        .map(|rel| {
+            let support = (rel.positive.len() + rel.negative.len()).min(k);
+            (binomial(support, r + 1) * (r + 1)) as u64
+        })
+        .sum();
+    let reads = per_chirotope.saturating_mul(chirotope_count(r, k).unwrap_or(0) as u64);
+    if reads > MAX_COVER_READS {
+        return Err(format!(
+            "testing the leaves on every chirotope reads {reads} signs, over the cost cap of \
+             the format ({MAX_COVER_READS})"
         ));
     }
     // Each leaf: its sign patterns (checked shapes, forest, certificate).
