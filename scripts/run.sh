@@ -42,6 +42,8 @@ while IFS= read -r line; do
     fi
     extra=(--out "$out")
     [[ "${words[1]}" == solve ]] && extra+=(--known certificates)
+    # A chirotope search keeps its resumable state beside its certificates, not in the clone.
+    [[ "${words[1]} ${words[2]:-}" == "lower chirotopes" ]] && extra+=(--state "$out/chirotope-state")
     echo "+ target/release/${cmd} ${extra[*]}" >&2
     "target/release/${words[0]}" "${words[@]:1}" "${extra[@]}"
   done < <(grep -o '"nkrank [^"]*"' <<< "$line" | tr -d '"' | tac)

@@ -650,10 +650,18 @@ fn chirotope_certificate(
     tree: crate::cert::format::CaseTreeJson,
 ) -> CertificateFile {
     let prov = provenance(
-        &format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)"),
+        &if cover {
+            format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit (src/lower/chirotope.rs)")
+        } else {
+            format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)")
+        },
         &format!(
             "nkrank lower chirotopes --m {m} --k {k}{} --family {label}{}",
-            if rank == 3 { String::new() } else { format!(" --rank {rank}") },
+            if rank == 3 {
+                String::new()
+            } else {
+                format!(" --rank {rank}")
+            },
             if cover { " --cover" } else { "" }
         ),
     );
