@@ -222,7 +222,7 @@ pub fn search(
 /// by the capped-sum LP given `U`, until every row has a margin (the model, if its exact
 /// rounding passes) or the capped margin sum stalls. `positive(round, least)` is told of each
 /// round whose rows all have a margin. Returns the model found and the best capped sum.
-pub(crate) fn rounds(
+fn rounds(
     m: u32,
     length: usize,
     mut v: Mat,

@@ -1200,20 +1200,6 @@ fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Insta
             }
         }
     }
-    // Where the V-step LP is small enough, the trained V seeds alternating rounds: the rows
-    // given V and V given the rows move what one row pass cannot.
-    if m <= super::alternating::MAX_M_ALTERNATING && Instant::now() < deadline {
-        if let (Some(model), _) = super::alternating::rounds(m, length, v, deadline, &|_, _| {}) {
-            return (
-                Some((
-                    model,
-                    "trained V refined by alternating LPs (rows given V, V given the rows); values by row LPs",
-                )),
-                fm,
-                err,
-            );
-        }
-    }
     (None, fm, err)
 }
 
