@@ -602,7 +602,51 @@ pub fn pair_graph_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
     let edges: Vec<u64> = (0..m)
         .flat_map(|a| (a + 1..m).map(move |b| (1u64 << a) | (1u64 << b)))
         .collect();
-    set_candidates(m, &edges, k)
+    if subsets_at_most(edges.len(), k, SCAN_LIMIT) {
+        set_candidates(m, &edges, k)
+    } else {
+        extended_candidates(m, &edges, pair_graph_candidates(m, k - 1))
+    }
+}
+
+/// Up to this many `k`-subsets of the pool, candidates come from scanning them all (the order
+/// every earlier run and committed command relies on); above it, from extending the classes of
+/// `k - 1` elements ([`extended_candidates`]).
+const SCAN_LIMIT: u128 = 200_000;
+
+/// Whether `C(n, k) <= limit`.
+fn subsets_at_most(n: usize, k: usize, limit: u128) -> bool {
+    let mut c: u128 = 1;
+    for i in 0..k.min(n) as u128 {
+        c = c * (n as u128 - i) / (i + 1);
+        if c > limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// One representative per class of the `k`-subsets of `pool` (a pool closed under coordinate
+/// permutations), from the representatives `base` of the `(k - 1)`-subsets: every `k`-set
+/// contains a `(k - 1)`-set, which some coordinate permutation maps to its representative, and
+/// the same permutation maps the `k`-set to that representative plus one element of the pool.
+/// Classes come out sorted by their [`set_orbit_key`].
+fn extended_candidates(m: u32, pool: &[u64], base: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+    let mut classes: std::collections::BTreeMap<Vec<(u32, u32)>, Vec<u64>> =
+        std::collections::BTreeMap::new();
+    for rows in base {
+        for &t in pool {
+            if rows.contains(&t) {
+                continue;
+            }
+            let mut r = rows.clone();
+            r.push(t);
+            if let Ok(set) = RowSet::new(m, 3, &r) {
+                classes.entry(set_orbit_key(&set)).or_insert(r);
+            }
+        }
+    }
+    classes.into_values().collect()
 }
 
 /// Every set of `k` distinct nonzero tokens, one per orbit under coordinate permutations and
@@ -682,4 +726,34 @@ pub fn pairs_rule_certificate(m: u32) -> Result<crate::cert::CertificateFile, St
         case_tree: None,
         pairs_rule: Some(rule),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Extending the classes of `k - 1` edges finds exactly the classes of `k` edges that the
+    /// scan of every `k`-subset finds (the reference), one representative each.
+    #[test]
+    fn extended_graph_classes_are_the_scanned_ones() {
+        for (m, k) in [(4, 3), (5, 4), (6, 4), (6, 5), (7, 5)] {
+            let edges: Vec<u64> = (0..m)
+                .flat_map(|a| (a + 1..m).map(move |b| (1u64 << a) | (1u64 << b)))
+                .collect();
+            let keys = |sets: Vec<Vec<u64>>| -> Vec<Vec<(u32, u32)>> {
+                let mut v: Vec<_> = sets
+                    .iter()
+                    .map(|r| set_orbit_key(&RowSet::new(m, 3, r).unwrap()))
+                    .collect();
+                v.sort();
+                v
+            };
+            let scanned = set_candidates(m, &edges, k);
+            let extended = extended_candidates(m, &edges, set_candidates(m, &edges, k - 1));
+            assert_eq!(extended.len(), scanned.len(), "m = {m}, k = {k}");
+            let (a, b) = (keys(scanned), keys(extended));
+            assert!(a.windows(2).all(|w| w[0] < w[1]), "one per class");
+            assert_eq!(a, b, "m = {m}, k = {k}");
+        }
+    }
 }
