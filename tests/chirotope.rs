@@ -125,7 +125,7 @@ fn no_rank_4_cover_closes_where_rank_4_models_exist() {
         ],
     ];
     for rows in sets {
-        let rep = cover_search(6, &rows, 4, None).unwrap();
+        let rep = cover_search(6, &rows, 4, true, None).unwrap();
         assert_eq!(rep.cases, 1_144_080);
         assert!(
             rep.uncovered > 0,
@@ -497,7 +497,7 @@ fn bitmask_coverage_matches_the_cover_search() {
         let mask = masks
             .entry(k)
             .or_insert_with(|| CoverMasks::new(k).unwrap());
-        let rep = cover_search(m, &rows, 3, None).unwrap();
+        let rep = cover_search(m, &rows, 3, false, None).unwrap();
         let brute = rep.cases - rep.uncovered;
         if let Some(n) = known {
             assert_eq!(brute, n, "{s}");

@@ -217,7 +217,9 @@ enum Lower {
         #[arg(long)]
         circuits_only: bool,
         /// Cover mode (cases "chirotope-cover", k up to 7): leaves are closed circuit splits,
-        /// each covering every chirotope in which its circuit has its signs.
+        /// each covering every chirotope in which its circuit has its signs; for chirotopes
+        /// that no circuit covers (unless --circuits-only), closed splits of larger supports
+        /// whose sign pattern is a vector of the chirotope.
         #[arg(long)]
         cover: bool,
         /// With --cover and k = 7: also try products of two circuits sharing one query on the

@@ -370,32 +370,26 @@ pub struct CoverReport {
     pub uncovered: usize,
     /// Circuit splits `(support, P)` solved: closed leaf (or `None` when known closed from the
     /// cache only) or open.
-    pub splits: BTreeMap<(u32, u32), Option<Option<CaseLeafJson>>>,
+    pub splits: SplitOutcomes,
     /// The closed splits that are the first cover of some chirotope.
     pub used: BTreeSet<(u32, u32)>,
 }
 
-/// Solves every circuit split of `rows` (`(rank + 1)`-subsets, `2^rank - 1` splits each;
-/// cached by canonical key) and counts the chirotopes that no closed one covers. Works for
-/// `k = 7` (599,280 cases of rank 3, 1,144,080 of rank 4) without storing per-chirotope data.
-pub fn cover_search(
+/// Splits `(support, P)` solved: closed leaf (`Some(Some(leaf))`, or `Some(None)` when known
+/// closed from the cache only) or open (`None`).
+pub type SplitOutcomes = BTreeMap<(u32, u32), Option<Option<CaseLeafJson>>>;
+
+/// Solves the splits `need` of `rows` in parallel (each on its support's own system; with a
+/// cache, a split equivalent to one already solved is not solved again and has no leaf):
+/// `(support, P)` -> closed leaf (`Some(Some(leaf))`, or `Some(None)` when known closed from the
+/// cache only) or open (`None`).
+fn solve_splits(
     m: u32,
     rows: &[u64],
-    rank: usize,
+    need: Vec<(u32, u32)>,
     cache: Option<&SplitCache>,
-) -> Result<CoverReport, String> {
+) -> Result<SplitOutcomes, String> {
     let k = rows.len();
-    let mut need = Vec::new();
-    for s in 0u32..1 << k {
-        if s.count_ones() as usize == rank + 1 {
-            let low = s.trailing_zeros();
-            for p in 0u32..1 << k {
-                if p & !s == 0 && (p >> low) & 1 == 1 && p != s {
-                    need.push((s, p));
-                }
-            }
-        }
-    }
     let solved: Vec<Result<Option<Option<CaseLeafJson>>, String>> = need
         .par_iter()
         .map(|&(s, p)| {
@@ -436,15 +430,57 @@ pub fn cover_search(
     for (key, r) in need.into_iter().zip(solved) {
         splits.insert(key, r?);
     }
+    Ok(splits)
+}
+
+/// Every split `(support, P)` of `k` queries whose support has a size in `sizes`, `P` holding
+/// the support's smallest query and not all of it.
+fn splits_of_sizes(k: usize, sizes: std::ops::RangeInclusive<usize>) -> Vec<(u32, u32)> {
+    let mut need = Vec::new();
+    for s in 0u32..1 << k {
+        if sizes.contains(&(s.count_ones() as usize)) {
+            let low = s.trailing_zeros();
+            for p in 0u32..1 << k {
+                if p & !s == 0 && (p >> low) & 1 == 1 && p != s {
+                    need.push((s, p));
+                }
+            }
+        }
+    }
+    need
+}
+
+/// Solves every circuit split of `rows` (`(rank + 1)`-subsets, `2^rank - 1` splits each;
+/// cached by canonical key) and counts the chirotopes that no closed one covers. With
+/// `compositions`, when some are left, it then solves every split of a larger support and
+/// covers a chirotope by a closed one whose sign pattern is a vector of it (a composition of
+/// conformal circuits; Lemma C, step 4). Works for `k = 7` (599,280 cases of rank 3, 1,144,080
+/// of rank 4) storing only the chirotopes left open by the circuits.
+pub fn cover_search(
+    m: u32,
+    rows: &[u64],
+    rank: usize,
+    compositions: bool,
+    cache: Option<&SplitCache>,
+) -> Result<CoverReport, String> {
+    use crate::check::chirotope_cert::VectorTest;
+    let k = rows.len();
+    let mut splits = solve_splits(m, rows, splits_of_sizes(k, rank + 1..=rank + 1), cache)?;
     let closed: BTreeSet<(u32, u32)> = splits
         .iter()
         .filter(|(_, v)| v.is_some())
         .map(|(k, _)| *k)
         .collect();
-    let mut uncovered = 0;
+    let mut cases = 0;
     let mut used = BTreeSet::new();
-    let chis = chirotopes(rank, k)?;
-    for ch in &chis {
+    let mut open: Vec<Vec<i8>> = Vec::new();
+    crate::chirotope::for_each_chirotope(rank, k, |signs| {
+        cases += 1;
+        let ch = Chirotope {
+            rank,
+            k,
+            signs: signs.to_vec(),
+        };
         let hit = ch
             .circuits()
             .iter()
@@ -454,12 +490,42 @@ pub fn cover_search(
             Some(h) => {
                 used.insert(h);
             }
-            None => uncovered += 1,
+            None => open.push(ch.signs),
         }
+        Ok(())
+    })?;
+    let mut uncovered = open.len();
+    if compositions && uncovered > 0 && rank + 2 <= k {
+        let larger = solve_splits(m, rows, splits_of_sizes(k, rank + 2..=k), cache)?;
+        // Each closed larger split with its vector test, in the order of the splits.
+        let tests: Vec<((u32, u32), VectorTest)> = larger
+            .iter()
+            .filter(|(_, v)| v.is_some())
+            .map(|(&(s, p), _)| {
+                let x: Vec<i8> = (0..k)
+                    .map(|i| match ((s >> i) & 1, (p >> i) & 1) {
+                        (0, _) => 0,
+                        (_, 1) => 1,
+                        _ => -1,
+                    })
+                    .collect();
+                ((s, p), VectorTest::new(rank, k, &x))
+            })
+            .collect();
+        uncovered = 0;
+        for signs in &open {
+            match tests.iter().find(|(_, t)| t.holds(signs)) {
+                Some((key, _)) => {
+                    used.insert(*key);
+                }
+                None => uncovered += 1,
+            }
+        }
+        splits.extend(larger);
     }
     Ok(CoverReport {
         rank,
-        cases: chis.len(),
+        cases,
         uncovered,
         splits,
         used,

@@ -566,11 +566,11 @@ pub fn chirotopes_run(
         // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
         // which that circuit has that sign (cases "chirotope-cover", k up to 7).
         let (cases, n_closed, n_open, tree) = if cover {
-            let rep = super::chirotope::cover_search(m, rows, rank, Some(&cache))?;
+            let rep = super::chirotope::cover_search(m, rows, rank, compositions, Some(&cache))?;
             let tree = if rep.uncovered == 0 {
                 super::chirotope::cover_tree(
                     rows,
-                    &super::chirotope::cover_search(m, rows, rank, None)?,
+                    &super::chirotope::cover_search(m, rows, rank, compositions, None)?,
                 )?
             } else {
                 None
@@ -847,7 +847,7 @@ pub fn chirotopes_exhaustive(
     };
     // The table's verdicts only point to the set: the cover is rebuilt from fresh LPs and the
     // certificate checked before it is written.
-    let rep = super::chirotope::cover_search(m, &rows, 3, None)?;
+    let rep = super::chirotope::cover_search(m, &rows, 3, false, None)?;
     let tree = super::chirotope::cover_tree(&rows, &rep)?.ok_or_else(|| {
         format!(
             "[{}]: the table said every chirotope is covered, the cover search left {} open",
