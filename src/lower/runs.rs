@@ -509,11 +509,10 @@ pub fn chirotopes_run(
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
     // Fails early, before any candidate is built, on a rank and size without chirotopes.
-    crate::chirotope::chirotopes(rank, k.min(rank + 1))?;
-    if !(rank < k && k <= crate::chirotope::MAX_CHIROTOPE_ROWS) {
+    let lowest = crate::chirotope::MIN_CHIROTOPE_RANK;
+    if !(lowest..k).contains(&rank) || k > crate::chirotope::MAX_CHIROTOPE_ROWS {
         return Err(format!(
-            "chirotopes of rank {rank} need {} <= k <= {}",
-            rank + 1,
+            "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {}",
             crate::chirotope::MAX_CHIROTOPE_ROWS
         ));
     }
@@ -651,7 +650,14 @@ fn chirotope_certificate(
 ) -> CertificateFile {
     let prov = provenance(
         &if cover {
-            format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit (src/lower/chirotope.rs)")
+            let circuits_only = (tree.leaves.iter().flat_map(|l| &l.relations))
+                .all(|r| r.positive.len() + r.negative.len() == rank + 1);
+            let by = if circuits_only {
+                "a closed circuit"
+            } else {
+                "a closed relation that is a vector of it"
+            };
+            format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by {by} (src/lower/chirotope.rs)")
         } else {
             format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)")
         },
