@@ -218,49 +218,20 @@ pub fn chirotope_search_cached(
             .filter(|x| !splits.contains_key(x))
             .collect();
         let need: Vec<(u32, u32)> = need.into_iter().collect();
-        type Solved = Result<(Result<CaseLeafJson, f64>, bool), String>;
-        let solved: Vec<Solved> = need
-            .par_iter()
-            .map(|&(s, p)| {
-                let Some(cache) = cache else {
-                    return Ok((solve_support_split(m, rows, s, p)?, false));
-                };
-                let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
-                let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
-                let sp = idx
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &i)| (p >> i) & 1 == 1)
-                    .fold(0u32, |a, (j, _)| a | 1 << j);
-                let key = split_key(m, &sub, sp)?;
-                let known = cache
-                    .lock()
-                    .map_err(|_| "cache poisoned".to_string())?
-                    .get(&key)
-                    .copied();
-                match known {
-                    Some(true) => Ok((Err(-1.0), true)),
-                    Some(false) => Ok((Err(0.0), false)),
-                    None => {
-                        let r = solve_support_split(m, rows, s, p)?;
-                        cache
-                            .lock()
-                            .map_err(|_| "cache poisoned".to_string())?
-                            .insert(key, r.is_ok());
-                        Ok((r, false))
-                    }
+        for (key, outcome) in solve_splits(m, rows, need, cache)? {
+            match outcome {
+                SplitOutcome::Closed(leaf) => {
+                    splits.insert(key, Ok(leaf));
                 }
-            })
-            .collect();
-        let mut closed_by_cache: BTreeSet<(u32, u32)> = BTreeSet::new();
-        for (key, r) in need.into_iter().zip(solved) {
-            let (r, cached_closed) = r?;
-            if cached_closed {
-                closed_by_cache.insert(key);
+                SplitOutcome::ClosedByCache => {
+                    splits.insert(key, Err(-1.0));
+                    cached_closed_all.insert(key);
+                }
+                SplitOutcome::Open(margin) => {
+                    splits.insert(key, Err(margin));
+                }
             }
-            splits.insert(key, r);
         }
-        cached_closed_all.extend(closed_by_cache);
         let is_closed =
             |x: &(u32, u32)| matches!(splits.get(x), Some(Ok(_))) || cached_closed_all.contains(x);
         let still: BTreeSet<usize> = pending
@@ -368,21 +339,35 @@ pub struct CoverReport {
     pub cases: usize,
     /// Chirotopes (indices in enumeration order) covered by no closed circuit split.
     pub uncovered: usize,
-    /// Circuit splits `(support, P)` solved: closed leaf (or `None` when known closed from the
-    /// cache only) or open.
+    /// Splits `(support, P)` solved (circuits, and larger supports with compositions).
     pub splits: SplitOutcomes,
     /// The closed splits that are the first cover of some chirotope.
     pub used: BTreeSet<(u32, u32)>,
 }
 
-/// Splits `(support, P)` solved: closed leaf (`Some(Some(leaf))`, or `Some(None)` when known
-/// closed from the cache only) or open (`None`).
-pub type SplitOutcomes = BTreeMap<(u32, u32), Option<Option<CaseLeafJson>>>;
+/// What solving one split `(support, P)` gave.
+#[derive(Clone, Debug)]
+pub enum SplitOutcome {
+    /// Closed, with its leaf (relation indices those of the split's own queries).
+    Closed(CaseLeafJson),
+    /// Closed, known from an equivalent split in the cache (no leaf here).
+    ClosedByCache,
+    /// Open, with the LP's margin (`0.0` when known open from the cache).
+    Open(f64),
+}
 
-/// Solves the splits `need` of `rows` in parallel (each on its support's own system; with a
-/// cache, a split equivalent to one already solved is not solved again and has no leaf):
-/// `(support, P)` -> closed leaf (`Some(Some(leaf))`, or `Some(None)` when known closed from the
-/// cache only) or open (`None`).
+impl SplitOutcome {
+    /// Whether the split is closed.
+    pub fn is_closed(&self) -> bool {
+        !matches!(self, SplitOutcome::Open(_))
+    }
+}
+
+/// Splits `(support, P)` solved, and what each gave.
+pub type SplitOutcomes = BTreeMap<(u32, u32), SplitOutcome>;
+
+/// Solves the splits `need` of `rows` in parallel, each on its support's own system; with a
+/// cache, a split equivalent to one already solved is not solved again (and has no leaf).
 fn solve_splits(
     m: u32,
     rows: &[u64],
@@ -390,7 +375,7 @@ fn solve_splits(
     cache: Option<&SplitCache>,
 ) -> Result<SplitOutcomes, String> {
     let k = rows.len();
-    let solved: Vec<Result<Option<Option<CaseLeafJson>>, String>> = need
+    let solved: Vec<Result<SplitOutcome, String>> = need
         .par_iter()
         .map(|&(s, p)| {
             let key = if let Some(_c) = cache {
@@ -412,8 +397,8 @@ fn solve_splits(
                     .get(key)
                     .copied();
                 match known {
-                    Some(true) => return Ok(Some(None)),
-                    Some(false) => return Ok(None),
+                    Some(true) => return Ok(SplitOutcome::ClosedByCache),
+                    Some(false) => return Ok(SplitOutcome::Open(0.0)),
                     None => {}
                 }
             }
@@ -423,7 +408,10 @@ fn solve_splits(
                     .map_err(|_| "cache poisoned".to_string())?
                     .insert(key, r.is_ok());
             }
-            Ok(r.ok().map(Some))
+            Ok(match r {
+                Ok(leaf) => SplitOutcome::Closed(leaf),
+                Err(margin) => SplitOutcome::Open(margin),
+            })
         })
         .collect();
     let mut splits = BTreeMap::new();
@@ -468,7 +456,7 @@ pub fn cover_search(
     let mut splits = solve_splits(m, rows, splits_of_sizes(k, rank + 1..=rank + 1), cache)?;
     let closed: BTreeSet<(u32, u32)> = splits
         .iter()
-        .filter(|(_, v)| v.is_some())
+        .filter(|(_, v)| v.is_closed())
         .map(|(k, _)| *k)
         .collect();
     let mut cases = 0;
@@ -500,7 +488,7 @@ pub fn cover_search(
         // Each closed larger split with its vector test, in the order of the splits.
         let tests: Vec<((u32, u32), VectorTest)> = larger
             .iter()
-            .filter(|(_, v)| v.is_some())
+            .filter(|(_, v)| v.is_closed())
             .map(|(&(s, p), _)| {
                 let x: Vec<i8> = (0..k)
                     .map(|i| match ((s >> i) & 1, (p >> i) & 1) {
@@ -541,7 +529,7 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
     }
     let mut leaves = Vec::new();
     for &(s, p) in &rep.used {
-        let Some(Some(Some(sub_leaf))) = rep.splits.get(&(s, p)) else {
+        let Some(SplitOutcome::Closed(sub_leaf)) = rep.splits.get(&(s, p)) else {
             return Err(format!(
                 "split ({s:b}, {p:b}) has no leaf (solved from the cache?)"
             ));
@@ -594,7 +582,7 @@ pub fn cover_products(
     let closed: BTreeSet<(u32, u32)> = rep
         .splits
         .iter()
-        .filter(|(_, v)| v.is_some())
+        .filter(|(_, v)| v.is_closed())
         .map(|(k, _)| *k)
         .collect();
     if rep.rank != 3 {
