@@ -101,3 +101,47 @@ fn training_starts_from_a_certificate() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--start gap` trains from the gap features: the certificate it writes passes the checker
+/// and its recorded command names the start, so the run can be repeated; a start that does not
+/// exist is a clean error.
+#[test]
+fn training_starts_from_the_gap_features() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-gap-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let solve = |start: &str| {
+        nkrank(&[
+            "solve",
+            "--m",
+            "4",
+            "--rank",
+            "2",
+            "--engine",
+            "train",
+            "--start",
+            start,
+            "--time-limit",
+            "300",
+            "--out",
+            &d,
+        ])
+    };
+    let (ok, err) = solve("sideways");
+    assert!(!ok, "an unknown start accepted");
+    assert!(
+        err.contains("--start") && !err.contains("panicked"),
+        "{err}"
+    );
+    let (ok, err) = solve("gap");
+    assert!(ok, "{err}");
+    let written = dir.join("len3/m04-upper-r2-model.json");
+    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
+    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
+    assert_eq!((proven.rank, cert.m), (2, 4));
+    let text = std::fs::read_to_string(&written).expect("readable");
+    assert!(
+        text.contains("--start gap"),
+        "the command does not record --start"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -125,6 +125,7 @@ fn main() {
             train_loss: None,
             start_model: None,
             train_polish: None,
+            train_start: None,
         };
         let t = Instant::now();
         let res = run(&opts);

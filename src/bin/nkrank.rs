@@ -86,6 +86,12 @@ enum Command {
         /// (only the rows within 0.002 of 1/2 or above; the others keep their trained values).
         #[arg(long, value_enum)]
         polish: Option<PolishArg>,
+        /// How the training restarts start: `random` log-features (default), or `gap`
+        /// features (one constant feature and one feature per coordinate `i` that is large
+        /// when the query has `i` and the key lacks it), the shape of the certified models of
+        /// rank m - 2; each restart jitters them by its seed.
+        #[arg(long, value_enum)]
+        start: Option<StartArg>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -338,13 +344,6 @@ impl LossArg {
             LossArg::Hinge => upper::train::Loss::Hinge,
         }
     }
-
-    fn name(self) -> &'static str {
-        match self {
-            LossArg::SmoothMax => "smooth-max",
-            LossArg::Hinge => "hinge",
-        }
-    }
 }
 
 /// `--polish` of `nkrank solve`.
@@ -361,13 +360,30 @@ impl PolishArg {
             PolishArg::WorstRows => upper::train::Polish::WorstRows,
         }
     }
+}
 
-    fn name(self) -> &'static str {
+/// `--start` of `nkrank solve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum StartArg {
+    Random,
+    Gap,
+}
+
+impl StartArg {
+    fn start(self) -> upper::train::Start {
         match self {
-            PolishArg::All => "all",
-            PolishArg::WorstRows => "worst-rows",
+            StartArg::Random => upper::train::Start::Random,
+            StartArg::Gap => upper::train::Start::Gap,
         }
     }
+}
+
+/// The spelling of a value of an option on the command line (for the recorded command).
+fn arg_name<T: clap::ValueEnum>(value: T) -> String {
+    value
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default()
 }
 
 /// Search options of `nkrank solve` beyond the bounds asked for.
@@ -382,6 +398,7 @@ struct SearchArgs {
     loss: Option<LossArg>,
     from: Option<PathBuf>,
     polish: Option<PolishArg>,
+    start: Option<StartArg>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -504,6 +521,7 @@ fn main() -> ExitCode {
             loss,
             from,
             polish,
+            start,
         } => solve(
             m,
             length,
@@ -520,6 +538,7 @@ fn main() -> ExitCode {
                 loss,
                 from,
                 polish,
+                start,
             },
         ),
         Command::Table {
@@ -689,10 +708,13 @@ fn solve(
                 command += &format!(" --steps {s}");
             }
             if let Some(l) = args.loss {
-                command += &format!(" --loss {}", l.name());
+                command += &format!(" --loss {}", arg_name(l));
             }
             if let Some(p) = args.polish {
-                command += &format!(" --polish {}", p.name());
+                command += &format!(" --polish {}", arg_name(p));
+            }
+            if let Some(s) = args.start {
+                command += &format!(" --start {}", arg_name(s));
             }
             let start_model = match &args.from {
                 Some(path) => {
@@ -754,6 +776,7 @@ fn solve(
                 train_loss: args.loss.map(LossArg::loss),
                 start_model,
                 train_polish: args.polish.map(PolishArg::polish),
+                train_start: args.start.map(StartArg::start),
             };
             let t = Instant::now();
             match upper::run(&opts) {

@@ -59,6 +59,8 @@ pub struct UpperOptions {
     pub train_loss: Option<train::Loss>,
     /// The LP polishing of trained models (`--polish`); `None` keeps [`train::Polish::All`].
     pub train_polish: Option<train::Polish>,
+    /// How the training restarts start (`--start`); `None` keeps [`train::Start::Random`].
+    pub train_start: Option<train::Start>,
     /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
     /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
     pub start_model: Option<(String, train::FloatModel)>,
@@ -314,6 +316,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 steps: opts.train_steps,
                 loss: opts.train_loss.map(|l| format!("{l:?}")),
                 polish: opts.train_polish.map(|p| format!("{p:?}")),
+                start: opts.train_start.map(|p| format!("{p:?}")),
             };
             while r >= opts.lower_bound.max(1)
                 && r < num_tokens_checked(opts.m)
@@ -378,7 +381,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     &train::TrainConfig::for_m(opts.m, length)
                         .with_steps(opts.train_steps)
                         .with_loss(opts.train_loss)
-                        .with_polish(opts.train_polish),
+                        .with_polish(opts.train_polish)
+                        .with_start(opts.train_start),
                     opts.m,
                     r,
                     opts.seed,

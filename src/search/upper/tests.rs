@@ -154,6 +154,7 @@ fn run_writes_checked_certificates() {
         train_loss: None,
         start_model: None,
         train_polish: None,
+        train_start: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -230,6 +231,7 @@ fn checkpoint_resumes() {
         train_loss: None,
         start_model: None,
         train_polish: None,
+        train_start: None,
     };
     let ck = Checkpoint {
         m: 3,
@@ -242,6 +244,7 @@ fn checkpoint_resumes() {
         steps: None,
         loss: None,
         polish: None,
+        start: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);
     ck.save(&path).expect("saved");

@@ -66,6 +66,51 @@ impl FloatModel {
         FloatModel { m, r, a, b, g }
     }
 
+    /// The gap start (`--start gap`): feature 0 is constant (`U = V = 1`), and feature `k >= 1`
+    /// belongs to one coordinate `i`, with `U(q, k) = [i in q]` and `V(z, k) = [i not in z]`
+    /// (an absent entry is `e^-4` rather than 0), so that `K(q, z)` is about
+    /// `1 + |(q \ z) & S|`, the coordinates of `q` that `z` misses, counted on a set `S` of
+    /// `r - 1` coordinates. With `r <= m` the other `m - r + 1` coordinates form a block that no
+    /// feature singles out; with `r > m + 1` the features beyond `m + 1` are random as in
+    /// [`FloatModel::random`]. Every log-feature then gets a uniform jitter in `[-0.1, 0.1]`
+    /// from `rng`, which makes restarts differ. The values start at `G(q, z) = <q, z>`.
+    ///
+    /// Why this start: the committed trained models of rank `m - 2` look like it (at
+    /// `m = 6, 7` the query row of almost every one-coordinate token outside a block of three
+    /// coordinates sits on one feature, and at `m = 6, 7, 8` swapping two coordinates of the
+    /// block hardly changes the rows), and from it targeted training finds those ranks in 3 to
+    /// 25 s where random starts took up to minutes (`docs/BENCHMARKS.md`).
+    pub fn gap(m: u32, r: usize, spread: f64, rng: &mut ChaCha8Rng) -> FloatModel {
+        const ABSENT: f64 = -4.0;
+        const JITTER: f64 = 0.1;
+        let n = num_tokens(m);
+        let block = (m as usize + 1).saturating_sub(r);
+        let singles: Vec<usize> = (block..m as usize).take(r.saturating_sub(1)).collect();
+        let mut a = vec![0.0; n * r];
+        let mut b = vec![0.0; n * r];
+        for z in 0..n {
+            for c in 1..r {
+                let (x, y) = match singles.get(c - 1) {
+                    Some(&i) if z >> i & 1 == 1 => (0.0, ABSENT),
+                    Some(_) => (ABSENT, 0.0),
+                    None => (
+                        rng.gen_range(-spread..=spread),
+                        rng.gen_range(-spread..=spread),
+                    ),
+                };
+                a[z * r + c] = x;
+                b[z * r + c] = y;
+            }
+        }
+        for x in a.iter_mut().chain(b.iter_mut()) {
+            *x += rng.gen_range(-JITTER..=JITTER);
+        }
+        let g = (0..n * n)
+            .map(|i| overlap((i / n) as Token, (i % n) as Token) as f64)
+            .collect();
+        FloatModel { m, r, a, b, g }
+    }
+
     /// Writes the model atomically in a small binary form (`NKFM1`, then `m` and `r`, then
     /// `a`, `b`, `g` as little-endian `f64`): the descent start that a resumed run reloads.
     pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
@@ -236,6 +281,17 @@ pub struct TrainConfig {
     pub spread: f64,
     /// Which rows the LP polishing re-solves when the trained model errs by 1/2 or more.
     pub polish: Polish,
+    /// How the seeded restarts start.
+    pub start: Start,
+}
+
+/// How a seeded training restart starts (`--start`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Log-features uniform in `[-spread, spread]` ([`FloatModel::random`]).
+    Random,
+    /// The gap features ([`FloatModel::gap`]) with a seeded jitter.
+    Gap,
 }
 
 /// Which rows the LP polishing of a trained model re-solves (`--polish`).
@@ -272,7 +328,16 @@ impl TrainConfig {
             hinge: (m >= HINGE_FROM_M).then_some(HINGE_THETA),
             spread: 1.0,
             polish: Polish::All,
+            start: Start::Random,
         }
+    }
+
+    /// The same schedule with the given start of the restarts (`--start`), when given.
+    pub fn with_start(mut self, start: Option<Start>) -> TrainConfig {
+        if let Some(s) = start {
+            self.start = s;
+        }
+        self
     }
 
     /// The same schedule with the given polish (`--polish`), when given.
@@ -777,6 +842,9 @@ pub struct Checkpoint {
     /// The polish named by `--polish`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub polish: Option<String>,
+    /// The start named by `--start`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
 }
 
 impl Checkpoint {
@@ -1248,7 +1316,11 @@ pub fn search(
                 let fm = match start {
                     Some(f) => f.clone(),
                     None => {
-                        FloatModel::random(m, r, cfg.spread, &mut ChaCha8Rng::seed_from_u64(*s))
+                        let rng = &mut ChaCha8Rng::seed_from_u64(*s);
+                        match cfg.start {
+                            Start::Random => FloatModel::random(m, r, cfg.spread, rng),
+                            Start::Gap => FloatModel::gap(m, r, cfg.spread, rng),
+                        }
                     }
                 };
                 attempt(length, fm, cfg, deadline)
@@ -1438,6 +1510,56 @@ mod tests {
             if m == 3 {
                 assert_eq!(Some(e), max_error_bruteforce(&found.model, 3));
             }
+        }
+    }
+
+    /// The gap start has its shape: feature 0 near 1 on both sides, feature `k` near 1 in
+    /// `U` exactly for the queries holding its coordinate and in `V` exactly for the keys
+    /// lacking it, the block (the first `m - r + 1` coordinates) on no feature, and every
+    /// entry within the jitter of `0` or `-4`; random features only beyond `m + 1`.
+    #[test]
+    fn gap_start_has_its_shape() {
+        let near = |x: f64, y: f64| (x - y).abs() <= 0.1 + 1e-12;
+        for (m, r) in [(6, 4), (5, 6), (4, 7)] {
+            let fm = FloatModel::gap(m, r, 1.0, &mut ChaCha8Rng::seed_from_u64(9));
+            let n = num_tokens(m);
+            let block = (m as usize + 1).saturating_sub(r);
+            for z in 0..n {
+                assert!(near(fm.a[z * r], 0.0) && near(fm.b[z * r], 0.0));
+                for c in 1..r.min(m as usize + 1 - block) {
+                    let has = z >> (block + c - 1) & 1 == 1;
+                    let (a, b) = (fm.a[z * r + c], fm.b[z * r + c]);
+                    assert!(
+                        near(a, if has { 0.0 } else { -4.0 }),
+                        "m {m} r {r} z {z} c {c}"
+                    );
+                    assert!(
+                        near(b, if has { -4.0 } else { 0.0 }),
+                        "m {m} r {r} z {z} c {c}"
+                    );
+                }
+            }
+            for (q, z) in [(0, 0), (n - 1, 1), (3, n - 2)] {
+                assert_eq!(fm.g[q * n + z], overlap(q as Token, z as Token) as f64);
+            }
+        }
+        // Restarts differ through their seeds; one seed gives one start.
+        let start = |s| FloatModel::gap(6, 4, 1.0, &mut ChaCha8Rng::seed_from_u64(s)).a;
+        assert_eq!(start(1), start(1));
+        assert_ne!(start(1), start(2));
+    }
+
+    /// From the gap start the engine finds the least rank at m = 4 and 5 (r* = 2, 3), and the
+    /// exact verdict and brute force accept the models.
+    #[test]
+    fn gap_start_finds_the_least_ranks() {
+        for (m, r) in [(4, 2), (5, 3)] {
+            let cfg = TrainConfig::for_m(m, 3).with_start(Some(Start::Gap));
+            let found = search_all(&cfg, m, r, 1, 4, Vec::new()).expect("found");
+            assert_eq!(found.model.rank(), r);
+            let e = exact_max_error(&found.model, 3).expect("valid");
+            assert!(e < half());
+            assert_eq!(Some(e), max_error_bruteforce(&found.model, 3));
         }
     }
 
