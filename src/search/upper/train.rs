@@ -33,6 +33,14 @@ const CHUNK: usize = 8;
 /// the training keeps (it clamps log-features to `[-30, 30]`).
 pub const LOG_ZERO: f64 = -30.0;
 
+/// The neutral start of the values, `G(q, z) = <q, z>` (the target when `z` attains the
+/// minimum), row-major `n x n`.
+fn level_values(n: usize) -> Vec<f64> {
+    (0..n * n)
+        .map(|i| overlap((i / n) as Token, (i % n) as Token) as f64)
+        .collect()
+}
+
 /// A float model with positive features: `U = exp(a)`, `V = exp(b)`, values `g`.
 #[derive(Clone, Debug)]
 pub struct FloatModel {
@@ -60,9 +68,7 @@ impl FloatModel {
         };
         let a = draw();
         let b = draw();
-        let g = (0..n * n)
-            .map(|i| overlap((i / n) as Token, (i % n) as Token) as f64)
-            .collect();
+        let g = level_values(n);
         FloatModel { m, r, a, b, g }
     }
 
@@ -70,7 +76,7 @@ impl FloatModel {
     /// belongs to one coordinate `i`, with `U(q, k) = [i in q]` and `V(z, k) = [i not in z]`
     /// (an absent entry is `e^-4` rather than 0), so that `K(q, z)` is about
     /// `1 + |(q \ z) & S|`, the coordinates of `q` that `z` misses, counted on a set `S` of
-    /// `r - 1` coordinates. With `r <= m` the other `m - r + 1` coordinates form a block that no
+    /// `r - 1` coordinates. With `r <= m + 1` the other `m - r + 1` coordinates form a block that no
     /// feature singles out; with `r > m + 1` the features beyond `m + 1` are random as in
     /// [`FloatModel::random`]. Every log-feature then gets a uniform jitter in `[-0.1, 0.1]`
     /// from `rng`, which makes restarts differ. The values start at `G(q, z) = <q, z>`.
@@ -105,9 +111,7 @@ impl FloatModel {
         for x in a.iter_mut().chain(b.iter_mut()) {
             *x += rng.gen_range(-JITTER..=JITTER);
         }
-        let g = (0..n * n)
-            .map(|i| overlap((i / n) as Token, (i % n) as Token) as f64)
-            .collect();
+        let g = level_values(n);
         FloatModel { m, r, a, b, g }
     }
 
