@@ -135,3 +135,16 @@ fn error_vs_rank_rows_are_what_the_certificates_prove() {
     let doc = error_svg(&rows, 4).unwrap();
     assert_eq!(doc.matches("<circle").count(), drawn);
 }
+
+/// A comma inside the status of an open row is an error, not a row whose point silently
+/// disappears.
+#[test]
+fn a_comma_in_an_open_status_is_reported() {
+    use nkrank::plot::errors::{parse, HEADER};
+    let good = format!("{HEADER}\n9,8,open: no model (float 0.55),,,,0.55,,nkrank solve --m 9\n");
+    assert_eq!(parse(&good).unwrap().len(), 1);
+    let bad =
+        format!("{HEADER}\n9,8,open: no model (0.55, then 0.56),,,,0.55,,nkrank solve --m 9\n");
+    let err = parse(&bad).unwrap_err();
+    assert!(err.contains("line 2") && err.contains("comma"), "{err}");
+}

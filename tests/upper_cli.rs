@@ -15,6 +15,25 @@ fn nkrank(args: &[&str]) -> (bool, String) {
     )
 }
 
+/// `nkrank solve --m M --engine train --restarts 1 --time-limit 300 --out OUT EXTRA...`.
+fn train_one_restart(m: &str, out: &str, extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
+        "solve",
+        "--m",
+        m,
+        "--engine",
+        "train",
+        "--restarts",
+        "1",
+        "--time-limit",
+        "300",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    nkrank(&args)
+}
+
 #[test]
 fn absurd_time_limits_are_clean_errors() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-test-{}", std::process::id()));
@@ -69,23 +88,7 @@ fn training_starts_from_a_certificate() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-from-{}", std::process::id()));
     let d = dir.to_string_lossy().into_owned();
     let solve = |from: &std::path::Path| {
-        nkrank(&[
-            "solve",
-            "--m",
-            "5",
-            "--rank",
-            "3",
-            "--engine",
-            "train",
-            "--restarts",
-            "1",
-            "--time-limit",
-            "300",
-            "--out",
-            &d,
-            "--from",
-            &from.to_string_lossy(),
-        ])
+        train_one_restart("5", &d, &["--rank", "3", "--from", &from.to_string_lossy()])
     };
     let (ok, err) = solve(&lower);
     assert!(!ok, "a case tree accepted as --from");
@@ -143,5 +146,30 @@ fn training_starts_from_the_gap_features() {
         text.contains("--start gap"),
         "the command does not record --start"
     );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn without_a_rank_the_training_search_probes_then_steps() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-schedule-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let (ok, err) = train_one_restart("6", &d, &[]);
+    assert!(ok, "{err}");
+    // The structured model has rank 7 and floor(6 / 2) = 3 is proved, so the first probe is
+    // the middle of 3..6, rounded up.
+    assert!(
+        err.contains("train: trying rank 5 (probe, 1 restart)"),
+        "no probe: {err}"
+    );
+    assert!(
+        !err.contains("trying rank 2"),
+        "searched below floor(m / 2): {err}"
+    );
+    let best = nkrank::search::upper::existing_best(&dir, 6, 3).expect("a model was written");
+    assert!(best <= 5, "best rank {best}");
+    let written = dir.join(format!("len3/m06-upper-r{best}-model.json"));
+    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
+    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
+    assert_eq!(proven.rank as usize, best);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -83,6 +83,15 @@ pub fn parse(text: &str) -> Result<Vec<Row>, String> {
         } else if f[2] == "refuted" {
             Status::Refuted
         } else if f[2].starts_with("open") {
+            // A comma inside the status would shift every later field and lose the point
+            // without a word: an open row has no exact error, decimal or margin.
+            if f[3..6].iter().any(|x| !x.is_empty()) {
+                return Err(at(
+                    "an open row has empty max_error, max_error_decimal and margin fields \
+                     (is there a comma in its status?)"
+                        .into(),
+                ));
+            }
             Status::Open {
                 best_float: float(f[6], "best_float_error")?,
             }

@@ -13,6 +13,7 @@
 pub mod alternating;
 pub mod family;
 pub mod rationalize;
+pub mod schedule;
 pub mod structured;
 pub mod train;
 pub mod type_lp;
@@ -296,16 +297,22 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 .chain(opts.known_upper.map(|u| u + 1))
                 .min()
                 .unwrap_or(usize::MAX);
-            // With `--rank`, only that rank (nothing to do if a certificate already reaches it).
-            let mut r = match opts.rank {
-                Some(_) if ceiling <= target => 0,
-                Some(_) => target,
-                None => ceiling.saturating_sub(1),
+            // With `--rank`, only that rank (nothing to do if a certificate already reaches
+            // it); without, probes and then steps down from the best model ([`schedule`]).
+            // The disjoint pairs refute every rank below floor(m / 2) for N = 3 (PROOFS.md,
+            // Proposition DP), so no search goes there either.
+            let pairs_floor = if length == 3 { opts.m as usize / 2 } else { 1 };
+            let (floor, top) = match opts.rank {
+                Some(_) if ceiling <= target => (1, 1),
+                Some(_) => (target, (target + 1).min(num_tokens_checked(opts.m))),
+                None => (
+                    opts.lower_bound.max(pairs_floor),
+                    ceiling.min(num_tokens_checked(opts.m)),
+                ),
             };
-            let mut starts = Vec::new();
             let ck_path =
                 train::Checkpoint::path(&opts.out_dir, opts.m, length, opts.seed, opts.shard);
-            let ck_at = |rank: usize, restarts_done: u64| train::Checkpoint {
+            let ck_at = |rank: usize, restarts_done: u64, probe_floor: usize| train::Checkpoint {
                 m: opts.m,
                 length,
                 seed: opts.seed,
@@ -317,18 +324,35 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 loss: opts.train_loss.map(|l| format!("{l:?}")),
                 polish: opts.train_polish.map(|p| format!("{p:?}")),
                 start: opts.train_start.map(|p| format!("{p:?}")),
+                probe_floor: (opts.rank.is_none()).then_some(probe_floor),
             };
-            while r >= opts.lower_bound.max(1)
-                && r < num_tokens_checked(opts.m)
-                && Instant::now() < deadline
-            {
+            // An interrupted run of the same search left its probe floor in the checkpoint.
+            let resumed_floor = train::Checkpoint::load(&ck_path)
+                .filter(|ck| *ck == ck_at(ck.rank, ck.restarts_done, ck.probe_floor.unwrap_or(0)))
+                .and_then(|ck| ck.probe_floor);
+            // A given model (`--from`) is descended from step by step, without probes.
+            let probes = opts.rank.is_none() && opts.start_model.is_none();
+            let mut schedule = schedule::RankSchedule::new(floor, top, probes, resumed_floor);
+            let mut starts = Vec::new();
+            while let Some(t) = schedule.next().filter(|_| Instant::now() < deadline) {
+                let r = t.rank;
+                let pf = schedule.probe_floor();
                 // Resume: restarts of this rank that an interrupted run already did are skipped.
                 let skip = match train::Checkpoint::load(&ck_path) {
-                    Some(ck) if ck == ck_at(r, ck.restarts_done) => ck.restarts_done,
+                    Some(ck) if ck == ck_at(r, ck.restarts_done, pf) => ck.restarts_done,
                     _ => 0,
                 };
+                // A probe runs one batch of random restarts; a step every restart.
+                let restarts = if t.probe {
+                    opts.restarts.min(train::BATCH as u64)
+                } else {
+                    opts.restarts
+                };
+                if t.probe {
+                    starts.clear();
+                }
                 // A given model (`--from`) starts the search at its own rank or one below.
-                if starts.is_empty() && skip == 0 {
+                if starts.is_empty() && skip == 0 && !t.probe {
                     if let Some((name, fm)) =
                         opts.start_model.as_ref().filter(|(_, f)| f.m == opts.m)
                     {
@@ -346,7 +370,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 }
                 // The descent starts from the model of the rank certified last, saved beside
                 // the checkpoint; an interrupted run has them back unless they were tried.
-                if starts.is_empty() && skip == 0 {
+                if starts.is_empty() && skip == 0 && !t.probe {
                     if let Some(fm) =
                         train::FloatModel::load(&train::Checkpoint::start_path(&ck_path))
                             .filter(|fm| fm.m == opts.m && fm.r == r + 1)
@@ -358,14 +382,21 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         starts = train::descent_starts(&fm);
                     }
                 }
-                if skip >= opts.restarts {
+                if skip >= restarts {
                     log(&format!(
                         "train: rank {r} already searched by an earlier run (checkpoint)"
                     ));
-                    break;
+                    schedule.failed(t);
+                    continue;
                 }
                 log(&format!(
-                    "train: trying rank {r}{}",
+                    "train: trying rank {r}{}{}",
+                    if t.probe {
+                        let plural = if restarts == 1 { "" } else { "s" };
+                        format!(" (probe, {restarts} restart{plural})")
+                    } else {
+                        String::new()
+                    },
                     if skip > 0 {
                         format!(" from restart {skip} (checkpoint)")
                     } else {
@@ -373,11 +404,11 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     }
                 ));
                 let save = |done: u64| {
-                    if let Err(e) = ck_at(r, done).save(&ck_path) {
+                    if let Err(e) = ck_at(r, done, pf).save(&ck_path) {
                         log(&format!("cannot write the checkpoint: {e}"));
                     }
                 };
-                let Some(found) = train::search(
+                let found = train::search(
                     &train::TrainConfig::for_m(opts.m, length)
                         .with_steps(opts.train_steps)
                         .with_loss(opts.train_loss)
@@ -387,15 +418,24 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     r,
                     opts.seed,
                     opts.shard,
-                    opts.restarts,
-                    starts,
+                    restarts,
+                    std::mem::take(&mut starts),
                     skip,
                     deadline,
                     &log,
                     &save,
-                ) else {
-                    log(&format!("train: no model of rank {r} found"));
-                    break;
+                );
+                let Some(found) = found else {
+                    if Instant::now() >= deadline {
+                        break;
+                    }
+                    log(&format!(
+                        "train: no model of rank {r} found{}",
+                        if t.probe { " (probe)" } else { "" }
+                    ));
+                    schedule.failed(t);
+                    save_checkpoint(&ck_path, ck_at(r, restarts, schedule.probe_floor()), &log);
+                    continue;
                 };
                 let method = format!(
                     "trained (U, V, G) on the L4 triples, {}; rank {r}, seed {}, {}, float max error {:.4}",
@@ -409,16 +449,19 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                             cert.0.display()
                         ));
                         progress.best(&cert.1);
-                        r = (cert.1.rank as usize).saturating_sub(1);
+                        schedule.found(cert.1.rank as usize);
                         best = Some(cert);
-                        if opts.rank.is_some() {
-                            break;
-                        }
                         starts = train::descent_starts(&found.float);
                         if let Err(e) = found.float.save(&train::Checkpoint::start_path(&ck_path)) {
                             log(&format!("cannot write the descent start: {e}"));
                         }
-                        save_checkpoint(&ck_path, ck_at(r, 0), &log);
+                        if let Some(next) = schedule.next() {
+                            save_checkpoint(
+                                &ck_path,
+                                ck_at(next.rank, 0, schedule.probe_floor()),
+                                &log,
+                            );
+                        }
                     }
                     None => break,
                 }

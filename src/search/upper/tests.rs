@@ -245,6 +245,7 @@ fn checkpoint_resumes() {
         loss: None,
         polish: None,
         start: None,
+        probe_floor: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);
     ck.save(&path).expect("saved");

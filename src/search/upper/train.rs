@@ -404,26 +404,34 @@ fn levels(q: usize, n: usize) -> Vec<u32> {
     (0..n).map(|z| overlap(q as Token, z as Token)).collect()
 }
 
-/// Loss pieces of one row at inverse temperature `beta`, relative to the shift `e0`:
-/// `(max error, sum exp(beta (err - e0)))`, and, if `grad`, the unnormalised gradients
-/// `d/dk_z` and `d/dG(q, z)` of that sum (divided by `beta`).
-fn row_pass(
-    q: usize,
-    fm: &FloatModel,
-    vr: &[Vec<f64>],
-    length: usize,
-    beta: f64,
-    e0: f64,
-    grad: bool,
-) -> RowOut {
-    row_pass_on(q, fm, vr, length, beta, e0, grad, None)
+/// Row `q` of `U = exp(A)`.
+fn row_features(fm: &FloatModel, q: usize) -> Vec<f64> {
+    fm.a[q * fm.r..(q + 1) * fm.r]
+        .iter()
+        .map(|x| x.exp())
+        .collect()
+}
+
+/// One kernel entry `sum_c u_c v_c`: the one expression of every pass, so that their floats
+/// agree bit for bit.
+fn kernel_entry(u: &[f64], v: &[f64]) -> f64 {
+    u.iter().zip(v).map(|(x, y)| x * y).sum()
+}
+
+/// Row `q` of the float kernel `U V^T`.
+fn row_kernel(fm: &FloatModel, vr: &[Vec<f64>], q: usize) -> Vec<f64> {
+    let uq = row_features(fm, q);
+    vr.iter().map(|v| kernel_entry(&uq, v)).collect()
 }
 
 /// Marks "no `b`" in an active triple (length 2).
 const NO_B: u32 = u32::MAX;
 
-/// As [`row_pass`], over the given `(a, b)` pairs only when `active` is set (the hardest
-/// triples of the row, refreshed from time to time), else over every triple.
+/// Loss pieces of one row at inverse temperature `beta`, relative to the shift `e0`:
+/// `(max error, sum exp(beta (err - e0)))`, and, if `grad`, the unnormalised gradients
+/// `d/dk_z` and `d/dG(q, z)` of that sum (divided by `beta`); over the given `(a, b)` pairs
+/// only when `active` is set (the hardest triples of the row, refreshed at every step), else
+/// over every triple.
 #[allow(clippy::too_many_arguments)]
 fn row_pass_on(
     q: usize,
@@ -436,11 +444,24 @@ fn row_pass_on(
     active: Option<&[(u32, u32)]>,
 ) -> RowOut {
     let n = num_tokens(fm.m);
-    let r = fm.r;
-    let uq: Vec<f64> = fm.a[q * r..(q + 1) * r].iter().map(|x| x.exp()).collect();
-    let k: Vec<f64> = (0..n)
-        .map(|z| (0..r).map(|c| uq[c] * vr[z][c]).sum())
-        .collect();
+    let uq = row_features(fm, q);
+    let kernel_at = |z: usize| kernel_entry(&uq, &vr[z]);
+    // Over the active triples only the row's own token and theirs are read: the kernel of the
+    // others is never computed (it stays 0 here and is not used).
+    let k: Vec<f64> = match active {
+        Some(pairs) => {
+            let mut k = vec![0.0; n];
+            k[q] = kernel_at(q);
+            for &(a, b) in pairs {
+                k[a as usize] = kernel_at(a as usize);
+                if b != NO_B {
+                    k[b as usize] = kernel_at(b as usize);
+                }
+            }
+            k
+        }
+        None => (0..n).map(kernel_at).collect(),
+    };
     let g = &fm.g[q * n..(q + 1) * n];
     let lev = levels(q, n);
     let mult = length.saturating_sub(2) as f64;
@@ -525,18 +546,19 @@ fn hardest_l4(
     per_side: usize,
 ) -> Vec<Vec<(u32, u32)>> {
     let n = num_tokens(fm.m);
-    let r = fm.r;
     let vr = fm.v_rows();
     (0..n)
         .into_par_iter()
         .map(|q| {
-            let uq: Vec<f64> = fm.a[q * r..(q + 1) * r].iter().map(|x| x.exp()).collect();
-            let k: Vec<f64> = (0..n)
-                .map(|z| (0..r).map(|c| uq[c] * vr[z][c]).sum())
-                .collect();
+            let k = row_kernel(fm, vr.as_slice(), q);
             let g = &fm.g[q * n..(q + 1) * n];
             let lev = levels(q, n);
             let wq = lev[q];
+            // Tokens by level, so that each scan reads only the levels it needs.
+            let mut by_level: Vec<Vec<u32>> = vec![Vec::new(); wq as usize + 1];
+            for (z, &l) in lev.iter().enumerate() {
+                by_level[l as usize].push(z as u32);
+            }
             let mut pairs = Vec::new();
             for tau in 0..=wq {
                 let t = tau as f64;
@@ -548,27 +570,20 @@ fn hardest_l4(
                             k[z] * (t + lambda - g[z])
                         }
                     };
-                    let best = |pred: &dyn Fn(u32) -> bool| -> Vec<u32> {
-                        let mut c: Vec<(f64, u32)> = (0..n)
-                            .filter(|&z| pred(lev[z]))
-                            .map(|z| (term(z), z as u32))
-                            .collect();
-                        let cmp = |x: &(f64, u32), y: &(f64, u32)| {
-                            x.0.total_cmp(&y.0).then(x.1.cmp(&y.1))
-                        };
-                        if c.len() > per_side {
-                            c.select_nth_unstable_by(per_side, cmp);
-                            c.truncate(per_side);
-                        }
-                        c.sort_by(cmp);
-                        c.into_iter().map(|x| x.1).collect()
+                    let best = |levels: std::ops::RangeInclusive<u32>| -> Vec<u32> {
+                        least(
+                            levels.flat_map(|l| {
+                                by_level[l as usize].iter().map(|&z| (term(z as usize), z))
+                            }),
+                            per_side,
+                        )
                     };
-                    let a_best = best(&|s| s == tau);
+                    let a_best = best(tau..=tau);
                     if length <= 2 {
                         pairs.extend(a_best.iter().map(|&a| (a, NO_B)));
                         continue;
                     }
-                    let b_best = best(&|s| s >= tau);
+                    let b_best = best(tau..=wq);
                     for &a in &a_best {
                         pairs.extend(b_best.iter().map(|&b| (a, b)));
                     }
@@ -581,15 +596,74 @@ fn hardest_l4(
         .collect()
 }
 
+/// The tokens of the `count` least `(term, token)` pairs, least first: terms by
+/// [`f64::total_cmp`], ties to the smaller token. A total order, so the result does not depend
+/// on the order of `items`; one comparison per item once `count` are kept.
+fn least(items: impl Iterator<Item = (f64, u32)>, count: usize) -> Vec<u32> {
+    let less = |x: &(f64, u32), y: &(f64, u32)| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)).is_lt();
+    let mut kept: Vec<(f64, u32)> = Vec::with_capacity(count + 1);
+    for item in items {
+        if kept.len() == count && kept.last().is_none_or(|last| !less(&item, last)) {
+            continue;
+        }
+        let at = kept.partition_point(|x| less(x, &item));
+        kept.insert(at, item);
+        kept.truncate(count);
+    }
+    kept.into_iter().map(|x| x.1).collect()
+}
+
 /// The maximal error of a float model over all inputs (float evaluation, by L4).
 pub fn max_error(fm: &FloatModel, length: usize) -> f64 {
     let n = num_tokens(fm.m);
     let vr = fm.v_rows();
     let errs: Vec<f64> = (0..n)
         .into_par_iter()
-        .map(|q| row_pass(q, fm, &vr, length, 0.0, 0.0, false).max_err)
+        .map(|q| row_max_error(q, fm, &vr, length))
         .collect();
     errs.into_iter().fold(0.0, f64::max)
+}
+
+/// Row `q`'s maximal float error over the triples `{q, a, b^(N-2)}` with `<q, b> >= <q, a>`,
+/// the value of [`row_pass_on`]'s `max_err` bit for bit: every error is the same expression in the
+/// same order, and a maximum does not depend on the order in which it is taken. The tokens are
+/// sorted by level so that the `b` of each `a` form one contiguous slice (at `m = 10` this pass
+/// runs every [`REFRESH`] steps over half a billion triples).
+fn row_max_error(q: usize, fm: &FloatModel, vr: &[Vec<f64>], length: usize) -> f64 {
+    let n = num_tokens(fm.m);
+    let k = row_kernel(fm, vr, q);
+    let g = &fm.g[q * n..(q + 1) * n];
+    let lev = levels(q, n);
+    let mult = length.saturating_sub(2) as f64;
+    let (kq, wq) = (k[q], k[q] * g[q]);
+    // A NaN (0 / 0, or an overflow) is the worst error, never none.
+    let err = |e: f64| if e.is_nan() { f64::INFINITY } else { e.abs() };
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&z| lev[z]);
+    // `first[l]`: where level `l` starts in `order`.
+    let mut first = vec![n; lev[q] as usize + 2];
+    for (i, &z) in order.iter().enumerate().rev() {
+        first[lev[z] as usize] = i;
+    }
+    let kb: Vec<f64> = order.iter().map(|&z| mult * k[z]).collect();
+    let wb: Vec<f64> = order.iter().map(|&z| mult * k[z] * g[z]).collect();
+    let mut worst = 0.0f64;
+    for &a in &order {
+        let t = lev[a] as f64;
+        let (ka, wa) = (kq + k[a], wq + k[a] * g[a]);
+        if length <= 2 {
+            worst = worst.max(err(wa / ka - t));
+            continue;
+        }
+        let from = first[lev[a] as usize];
+        for (&kz, &wz) in kb[from..].iter().zip(&wb[from..]) {
+            let e = err((wa + wz) / (ka + kz) - t);
+            if e > worst {
+                worst = e;
+            }
+        }
+    }
+    worst
 }
 
 /// Adam state for one parameter vector.
@@ -652,10 +726,13 @@ fn gradient(
                 );
                 z += row.z;
                 me = me.max(row.max_err);
+                // Tokens whose kernel gradient is 0 add exactly 0 below (every factor is
+                // finite: log-features are clamped), so they are skipped, in the same order.
+                let touched: Vec<usize> = (0..n).filter(|&zt| row.gk[zt] != 0.0).collect();
                 for c in 0..r {
                     let uqc = fm.a[q * r + c].exp();
                     let mut acc = 0.0;
-                    for zt in 0..n {
+                    for &zt in &touched {
                         let d = row.gk[zt] * uqc * vr[zt][c];
                         acc += d;
                         gb[zt * r + c] += d;
@@ -849,6 +926,10 @@ pub struct Checkpoint {
     /// The start named by `--start`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// Without `--rank`: the least rank that probes may still try
+    /// ([`super::schedule::RankSchedule`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_floor: Option<usize>,
 }
 
 impl Checkpoint {
@@ -889,7 +970,7 @@ impl Checkpoint {
 
 /// Restarts run together (in parallel with rayon); a fixed number, so that which restart
 /// succeeds first does not depend on the thread count.
-const BATCH: usize = 2;
+pub const BATCH: usize = 2;
 
 /// With row `q`'s kernel fixed (floats), the values that minimise the row's maximal error:
 /// one LP in the moments `w` and the error bound `lambda`. With `k` fixed the L4 constraints
@@ -1113,7 +1194,7 @@ fn worst_rows_polished(
     let v = fm.v_rows();
     let worst: Vec<bool> = (0..n)
         .into_par_iter()
-        .map(|q| row_pass(q, fm, &v, length, 0.0, 0.0, false).max_err >= 0.5 - WORST_ROWS_SLACK)
+        .map(|q| row_max_error(q, fm, &v, length) >= 0.5 - WORST_ROWS_SLACK)
         .collect();
     let mut u = fm.u_rows();
     let fixed: Vec<Option<(usize, Vec<f64>)>> = (0..n)
@@ -1427,7 +1508,7 @@ mod tests {
         let n = num_tokens(fm.m);
         let vr = fm.v_rows();
         let z: f64 = (0..n)
-            .map(|q| row_pass(q, fm, &vr, length, beta, 0.0, false).z)
+            .map(|q| row_pass_on(q, fm, &vr, length, beta, 0.0, false, None).z)
             .sum();
         z.ln() / beta
     }
@@ -1627,6 +1708,119 @@ mod tests {
             .collect();
         seen.sort();
         assert_eq!(seen, (0..15).collect::<Vec<u64>>());
+    }
+
+    /// Random models with values spread around the levels, some with a vanishing kernel (a
+    /// NaN error) in some rows.
+    fn jittered_models() -> Vec<FloatModel> {
+        let mut out = Vec::new();
+        for (m, r, seed) in [
+            (3u32, 2usize, 1u64),
+            (4, 3, 2),
+            (5, 3, 3),
+            (6, 4, 4),
+            (6, 2, 5),
+        ] {
+            let rng = &mut ChaCha8Rng::seed_from_u64(seed);
+            let mut fm = FloatModel::random(m, r, 3.0, rng);
+            fm.g.iter_mut().for_each(|x| *x += rng.gen_range(-2.0..2.0));
+            if seed == 5 {
+                // Row 3's features underflow: 0 / 0 in every triple of that row.
+                fm.a[3 * r..4 * r].iter_mut().for_each(|x| *x = -800.0);
+            }
+            out.push(fm);
+        }
+        out
+    }
+
+    #[test]
+    fn row_max_error_is_the_full_pass_bit_for_bit() {
+        for fm in jittered_models() {
+            let vr = fm.v_rows();
+            for length in [2, 3, 4] {
+                for q in 0..num_tokens(fm.m) {
+                    let fast = row_max_error(q, &fm, &vr, length);
+                    let full = row_pass_on(q, &fm, &vr, length, 0.0, 0.0, false, None).max_err;
+                    assert_eq!(
+                        fast.to_bits(),
+                        full.to_bits(),
+                        "m {} q {q} N {length}",
+                        fm.m
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hardest_l4_is_a_sort_of_every_token() {
+        let per_side = 3;
+        for fm in jittered_models() {
+            let n = num_tokens(fm.m);
+            let r = fm.r;
+            let vr = fm.v_rows();
+            for length in [2, 3] {
+                let fast = hardest_l4(&fm, length, 0.5, per_side);
+                for (q, got) in fast.iter().enumerate() {
+                    // The reference: every token's term, sorted, the first `per_side` kept.
+                    let k: Vec<f64> = (0..n)
+                        .map(|z| (0..r).map(|c| fm.a[q * r + c].exp() * vr[z][c]).sum())
+                        .collect();
+                    let g = &fm.g[q * n..(q + 1) * n];
+                    let lev = levels(q, n);
+                    let mut want = Vec::new();
+                    for tau in 0..=lev[q] {
+                        let t = f64::from(tau);
+                        for low in [true, false] {
+                            let pick = |pred: &dyn Fn(u32) -> bool| -> Vec<u32> {
+                                let mut c: Vec<(f64, u32)> = (0..n)
+                                    .filter(|&z| pred(lev[z]))
+                                    .map(|z| {
+                                        let term = if low {
+                                            k[z] * (g[z] - t + 0.5)
+                                        } else {
+                                            k[z] * (t + 0.5 - g[z])
+                                        };
+                                        (term, z as u32)
+                                    })
+                                    .collect();
+                                c.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+                                c.into_iter().take(per_side).map(|x| x.1).collect()
+                            };
+                            let a_best = pick(&|l| l == tau);
+                            if length <= 2 {
+                                want.extend(a_best.iter().map(|&a| (a, NO_B)));
+                                continue;
+                            }
+                            let b_best = pick(&|l| l >= tau);
+                            for &a in &a_best {
+                                want.extend(b_best.iter().map(|&b| (a, b)));
+                            }
+                        }
+                    }
+                    want.sort_unstable();
+                    want.dedup();
+                    assert_eq!(got, &want, "m {} q {q} N {length}", fm.m);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn least_keeps_the_smallest_in_order() {
+        let items = [
+            (2.0, 5),
+            (1.0, 9),
+            (1.0, 3),
+            (f64::NAN, 0),
+            (-0.0, 7),
+            (0.0, 1),
+            (3.0, 2),
+        ];
+        assert_eq!(least(items.iter().copied(), 3), vec![7, 1, 3]);
+        assert_eq!(least(items.iter().copied(), 0), Vec::<u32>::new());
+        assert_eq!(least(items.iter().rev().copied(), 10).len(), items.len());
+        assert_eq!(least(items.iter().rev().copied(), 10)[..3], [7, 1, 3]);
     }
 
     /// The descent start of a resumed run comes back exactly; a truncated or foreign file is
