@@ -451,11 +451,15 @@ fn row_pass_on(
     let k: Vec<f64> = match active {
         Some(pairs) => {
             let mut k = vec![0.0; n];
-            k[q] = kernel_at(q);
-            for &(a, b) in pairs {
-                k[a as usize] = kernel_at(a as usize);
-                if b != NO_B {
-                    k[b as usize] = kernel_at(b as usize);
+            let mut known = vec![false; n];
+            let tokens = pairs
+                .iter()
+                .flat_map(|&(a, b)| [a as usize, b as usize])
+                .filter(|&z| z != NO_B as usize);
+            for z in std::iter::once(q).chain(tokens) {
+                if !known[z] {
+                    known[z] = true;
+                    k[z] = kernel_at(z);
                 }
             }
             k
