@@ -173,3 +173,23 @@ fn without_a_rank_the_training_search_probes_then_steps() {
     assert_eq!(proven.rank as usize, best);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A resumed run keeps the floor of its probes from the checkpoint: with the probes up to 4
+/// failed, the run at `m = 6` (structured rank 7) steps from 6 instead of probing 5 again.
+#[test]
+fn a_resumed_search_does_not_repeat_failed_probes() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-resume-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("len3")).expect("created");
+    let checkpoint = r#"{"m": 6, "length": 3, "seed": 1, "shard": "0/1", "restarts": 1,
+        "rank": 6, "restarts_done": 0, "probe_floor": 5}"#;
+    std::fs::write(
+        dir.join("len3/.m06-train-seed1-shard0of1.checkpoint.json"),
+        checkpoint,
+    )
+    .expect("written");
+    let (ok, err) = train_one_restart("6", &dir.to_string_lossy(), &[]);
+    assert!(ok, "{err}");
+    assert!(!err.contains("(probe"), "probed again: {err}");
+    assert!(err.contains("train: trying rank 6\n"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
