@@ -263,6 +263,36 @@ enum Lower {
         #[arg(long, default_value = "chirotope-state")]
         state: PathBuf,
     },
+    /// Trains rank-R models on the rows of the given queries only and decides those rows
+    /// exactly. Solved rows mean that no case tree on these queries refutes rank R, whatever
+    /// its leaves (docs/CASE_TREES.md section 11); unsolved rows are only a candidate.
+    RowSets {
+        /// Bits per token.
+        #[arg(long)]
+        m: u32,
+        /// Sequence length N.
+        #[arg(long, default_value_t = 3)]
+        length: usize,
+        /// Feature rank R.
+        #[arg(long)]
+        rank: usize,
+        /// The queries in binary, joined by commas (for example 000011,001100,110000), or
+        /// `graphs:K`: every class of K weight-2 queries (graphs of K edges), one after another.
+        #[arg(long)]
+        queries: String,
+        /// Seed of the restarts.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random restarts (the run stops at the first that solves the rows).
+        #[arg(long, default_value_t = 4)]
+        restarts: u64,
+        /// Adam steps per restart (a few rows train fast, so longer than a whole model's).
+        #[arg(long, default_value_t = 6000)]
+        steps: usize,
+        /// Wall-clock limit in seconds.
+        #[arg(long, default_value_t = 600)]
+        time_limit: u64,
+    },
     /// Assembles the state files of a sharded chirotope search: what closed, what remains.
     Merge {
         /// Bits per token.
@@ -915,6 +945,25 @@ fn lower(what: Lower) -> Result<(), String> {
             )
             .map(|_| ())
         }
+        Lower::RowSets {
+            m,
+            length,
+            rank,
+            queries,
+            seed,
+            restarts,
+            steps,
+            time_limit,
+        } => nkrank::lower::runs::row_sets_run(
+            m,
+            length,
+            rank,
+            &queries,
+            seed,
+            restarts,
+            Some(steps),
+            time_limit,
+        ),
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;
             nkrank::lower::runs::pairs_rule_range(m, &out)

@@ -19,6 +19,7 @@ use crate::task::{num_tokens, overlap, Token};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Steps between two exact float evaluations of the maximal error (large `m`).
@@ -287,6 +288,10 @@ pub struct TrainConfig {
     pub polish: Polish,
     /// How the seeded restarts start.
     pub start: Start,
+    /// The rows the loss covers, indexed by token (`None`: every row). Training on the rows
+    /// of a few queries asks whether the rank can solve those rows at all
+    /// (`nkrank lower row-sets`).
+    pub rows: Option<Arc<Vec<bool>>>,
 }
 
 /// How a seeded training restart starts (`--start`).
@@ -333,7 +338,14 @@ impl TrainConfig {
             spread: 1.0,
             polish: Polish::All,
             start: Start::Random,
+            rows: None,
         }
+    }
+
+    /// The same schedule with the loss restricted to the rows marked in `rows` (by token).
+    pub fn with_rows(mut self, rows: Vec<bool>) -> TrainConfig {
+        self.rows = Some(Arc::new(rows));
+        self
     }
 
     /// The same schedule with the given start of the restarts (`--start`), when given.
@@ -548,12 +560,16 @@ fn hardest_l4(
     length: usize,
     lambda: f64,
     per_side: usize,
+    rows: Option<&[bool]>,
 ) -> Vec<Vec<(u32, u32)>> {
     let n = num_tokens(fm.m);
     let vr = fm.v_rows();
     (0..n)
         .into_par_iter()
         .map(|q| {
+            if !in_rows(rows, q) {
+                return Vec::new();
+            }
             let k = row_kernel(fm, vr.as_slice(), q);
             let g = &fm.g[q * n..(q + 1) * n];
             let lev = levels(q, n);
@@ -617,13 +633,29 @@ fn least(items: impl Iterator<Item = (f64, u32)>, count: usize) -> Vec<u32> {
     kept.into_iter().map(|x| x.1).collect()
 }
 
+/// Whether row `q` is among `rows` (`None`: every row is).
+fn in_rows(rows: Option<&[bool]>, q: usize) -> bool {
+    rows.is_none_or(|r| r.get(q).copied().unwrap_or(false))
+}
+
 /// The maximal error of a float model over all inputs (float evaluation, by L4).
 pub fn max_error(fm: &FloatModel, length: usize) -> f64 {
+    max_error_on(fm, length, None)
+}
+
+/// [`max_error`] over the rows marked in `rows` only (`None`: every row).
+pub fn max_error_on(fm: &FloatModel, length: usize, rows: Option<&[bool]>) -> f64 {
     let n = num_tokens(fm.m);
     let vr = fm.v_rows();
     let errs: Vec<f64> = (0..n)
         .into_par_iter()
-        .map(|q| row_max_error(q, fm, &vr, length))
+        .map(|q| {
+            if in_rows(rows, q) {
+                row_max_error(q, fm, &vr, length)
+            } else {
+                0.0
+            }
+        })
         .collect();
     errs.into_iter().fold(0.0, f64::max)
 }
@@ -706,6 +738,7 @@ fn gradient(
     beta: f64,
     e0: f64,
     active: Option<&[Vec<(u32, u32)>]>,
+    rows: Option<&[bool]>,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>, f64) {
     let n = num_tokens(fm.m);
     let r = fm.r;
@@ -718,6 +751,10 @@ fn gradient(
             let mut gg = vec![0.0; CHUNK * n];
             let (mut z, mut me) = (0.0, 0.0f64);
             for (i, q) in (ch * CHUNK..((ch + 1) * CHUNK).min(n)).enumerate() {
+                if !in_rows(rows, q) {
+                    // Outside the loss: no term, so every gradient entry of the row stays 0.
+                    continue;
+                }
                 let row = row_pass_on(
                     q,
                     fm,
@@ -779,11 +816,12 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         Adam::new(fm.g.len()),
     );
     let n = num_tokens(fm.m);
+    let rows = cfg.rows.as_deref().map(Vec::as_slice);
     // Past m = 7 a step over all O(n^3) triples is slow: train on the L4 candidates of each
     // row instead (the hardest triples at threshold 1/2), chosen again at every step.
     let use_l4 = n >= 128;
     let mut active: Option<Vec<Vec<(u32, u32)>>> = None;
-    let mut e0 = max_error(fm, cfg.length);
+    let mut e0 = max_error_on(fm, cfg.length, rows);
     let ratio = cfg.beta.1 / cfg.beta.0;
     for t in 1..=cfg.steps {
         if Instant::now() > deadline {
@@ -794,9 +832,9 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         let mut full = None;
         if use_l4 {
             // Every step: the L4 candidates are cheap and never stale.
-            active = Some(hardest_l4(fm, cfg.length, 0.5, L4_PER_SIDE));
+            active = Some(hardest_l4(fm, cfg.length, 0.5, L4_PER_SIDE, rows));
             if (t - 1) % REFRESH == 0 || t == cfg.steps {
-                let worst = max_error(fm, cfg.length);
+                let worst = max_error_on(fm, cfg.length, rows);
                 full = Some(worst);
                 e0 = worst;
             }
@@ -805,7 +843,7 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
             Some(theta) => -theta,
             None => beta,
         };
-        let (ga, gb, gg, me) = gradient(fm, cfg.length, beta, e0, active.as_deref());
+        let (ga, gb, gg, me) = gradient(fm, cfg.length, beta, e0, active.as_deref(), rows);
         // A step that overflowed would spoil the model: stop with what there is.
         if !me.is_finite() || ga.iter().chain(&gb).chain(&gg).any(|x| !x.is_finite()) {
             break;
@@ -826,7 +864,7 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
             *x = x.clamp(-30.0, 30.0);
         }
     }
-    max_error(fm, cfg.length)
+    max_error_on(fm, cfg.length, rows)
 }
 
 /// Whether the training engine handles `m` bits (its cost per step is `O(4^m)`; the smooth
@@ -1053,7 +1091,7 @@ pub fn row_values_minmax(
 /// Feature rows (floats) as an exact sparse matrix: entries relative to the largest one, rounded
 /// to dyadic rationals of `bits` significant bits; entries below `1e-12` of the largest are
 /// dropped (they would only lengthen the file).
-fn round_features(a: &[Vec<f64>], bits: u32) -> Option<crate::model::SparseMatrix> {
+pub(crate) fn round_features(a: &[Vec<f64>], bits: u32) -> Option<crate::model::SparseMatrix> {
     use super::rationalize::round_bits;
     let top = a.iter().flatten().cloned().fold(0.0, f64::max);
     let mut trip = Vec::new();
@@ -1261,7 +1299,7 @@ fn worst_rows_polished(
 }
 
 /// `x` rounded to the nearest multiple of `2^-bits` (either sign).
-fn dyadic(x: f64, bits: u32) -> crate::rational::Q {
+pub(crate) fn dyadic(x: f64, bits: u32) -> crate::rational::Q {
     use num_bigint::BigInt;
     let scaled = (x * f64::from(1u32 << bits)).round();
     if !scaled.is_finite() {
@@ -1526,7 +1564,7 @@ mod tests {
         fm.g.iter_mut()
             .enumerate()
             .for_each(|(i, x)| *x += 0.1 + 0.013 * i as f64);
-        let (ga, gb, gg, _) = gradient(&fm, length, beta, 0.0, None);
+        let (ga, gb, gg, _) = gradient(&fm, length, beta, 0.0, None, None);
         let h = 1e-6;
         let check = |which: usize, i: usize, analytic: f64| {
             let mut plus = fm.clone();
@@ -1764,7 +1802,7 @@ mod tests {
             let r = fm.r;
             let vr = fm.v_rows();
             for length in [2, 3] {
-                let fast = hardest_l4(&fm, length, 0.5, per_side);
+                let fast = hardest_l4(&fm, length, 0.5, per_side, None);
                 for (q, got) in fast.iter().enumerate() {
                     // The reference: every token's term, sorted, the first `per_side` kept.
                     let k: Vec<f64> = (0..n)

@@ -1,0 +1,147 @@
+//! Row sets (`nkrank lower row-sets`): training on the rows of a few queries, the exact row
+//! verdict against brute force over every sequence of those rows, a set that a committed case
+//! tree refutes, and the command's input checks.
+#![cfg(feature = "solver")]
+
+use nkrank::lower::row_sets::{row_set, RowSetRun};
+use nkrank::model::Model;
+use nkrank::rational::Q;
+use nkrank::task::{num_tokens, overlap, Token};
+use num_traits::{Signed, Zero};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The 5-cycle of coordinates at m = 5: 00011 00110 01100 11000 10001.
+const FIVE_CYCLE: [Token; 5] = [0b00011, 0b00110, 0b01100, 0b11000, 0b10001];
+
+fn run(m: u32, r: usize, queries: &[Token], restarts: u64) -> Vec<RowSetRun> {
+    let deadline = Instant::now() + Duration::from_secs(300);
+    row_set(m, 3, r, queries, 1, restarts, Some(3000), deadline, |_| {})
+}
+
+/// The maximal error over every sequence `(q, a, b)` of the rows `queries`, computed from the
+/// definition (`None` if some sequence has zero kernel mass).
+fn brute_force_rows(model: &Model, queries: &[Token]) -> Option<Q> {
+    let n = num_tokens(model.m()) as Token;
+    let mut worst = Q::zero();
+    for &q in queries {
+        for a in 0..n {
+            for b in a..n {
+                let seq = [q, a, b];
+                let mass: Q = seq.iter().map(|&z| model.kernel(q, z)).sum();
+                if mass.is_zero() {
+                    return None;
+                }
+                let weighted: Q = (seq.iter())
+                    .map(|&z| model.kernel(q, z) * model.values().get(q, z))
+                    .sum();
+                let target = seq.iter().map(|&z| overlap(q, z)).min()?;
+                let error = (weighted / mass - Q::from_integer(target.into())).abs();
+                worst = worst.max(error);
+            }
+        }
+    }
+    Some(worst)
+}
+
+#[test]
+fn solved_rows_agree_with_brute_force() {
+    // r*(5, 3) = 3: rank 3 solves every row, so the rows of the 5-cycle are solved.
+    let runs = run(5, 3, &FIVE_CYCLE, 4);
+    let solved = runs.last().expect("a restart ran");
+    assert!(solved.solves(), "rank 3 solves the 5-cycle's rows at m = 5");
+    let model = solved.model.as_ref().expect("the exact model");
+    let exact = solved.exact_error.clone().expect("an exact error");
+    assert_eq!(brute_force_rows(model, &FIVE_CYCLE), Some(exact));
+}
+
+#[test]
+fn a_refuted_set_is_never_solved() {
+    // r*(5, 3) >= 3 (the committed case tree); the 5-cycle's rows alone already resist rank 2
+    // (the chirotope trees of docs/CASE_TREES.md section 8 start from it).
+    let runs = run(5, 2, &FIVE_CYCLE, 2);
+    assert_eq!(runs.len(), 2, "no restart stops the run early");
+    let half = Q::new(1.into(), 2.into());
+    for r in &runs {
+        assert!(!r.solves());
+        assert!(r.exact_error.as_ref().is_none_or(|e| e >= &half));
+    }
+}
+
+fn nkrank(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nkrank"))
+        .args(args)
+        .output()
+        .expect("nkrank runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// `nkrank lower row-sets --m M --rank R --queries Q`.
+fn row_sets(m: &str, rank: &str, queries: &str) -> (bool, String) {
+    nkrank(&[
+        "lower",
+        "row-sets",
+        "--m",
+        m,
+        "--rank",
+        rank,
+        "--queries",
+        queries,
+    ])
+}
+
+#[test]
+fn the_command_reports_a_solved_set() {
+    let (ok, text) = row_sets("6", "3", "000011,001100,010111,110000,111111");
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("solved: a model of rank 3 solves these rows exactly"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_command_rejects_bad_queries() {
+    for (queries, message) in [
+        ("0011,10001", "not a nonzero token of 4 bits"),
+        ("0011,0000", "not a nonzero token of 4 bits"),
+        ("0011,0011", "is given twice"),
+        ("0011,01x1", "is not a binary token"),
+    ] {
+        let (ok, text) = row_sets("4", "2", queries);
+        assert!(!ok, "{queries}: {text}");
+        assert!(text.contains(message), "{queries}: {text}");
+    }
+    let (ok, text) = row_sets("11", "2", "1");
+    assert!(!ok && text.contains("m = 2..10"), "{text}");
+    let (ok, text) = row_sets("4", "0", "1");
+    assert!(!ok && text.contains("--rank must be at least 1"), "{text}");
+}
+
+#[test]
+fn graph_classes_are_the_graphs_up_to_isomorphism() {
+    use nkrank::lower::row_sets::graph_classes;
+    // Graphs on 6 vertices by number of edges (156 in all), a classical count.
+    let expected = [1, 1, 2, 5, 9, 15, 21, 24, 24, 21, 15, 9, 5, 2, 1, 1];
+    let counts: Vec<usize> = (0..=15)
+        .map(|k| graph_classes(6, k).expect("m = 6 is enumerated").len())
+        .collect();
+    assert_eq!(counts, expected);
+    // The case trees' own enumeration of weight-2 sets agrees where it runs.
+    for k in 2..=8 {
+        let theirs = nkrank::lower::case_tree::pair_graph_candidates(6, k).len();
+        assert_eq!(
+            graph_classes(6, k).map(|c| c.len()),
+            Some(theirs),
+            "k = {k}"
+        );
+    }
+    assert!(graph_classes(8, 3).is_none());
+    let (ok, text) = row_sets("4", "2", "graphs:7");
+    assert!(
+        !ok && text.contains("no graph has 7 edges on 4 coordinates"),
+        "{text}"
+    );
+}
