@@ -348,3 +348,21 @@ fn a_cover_too_costly_to_test_on_every_chirotope() {
         "cost cap",
     );
 }
+
+/// A valid rank-4 cover of seven queries with three more queries appended: its leaves still
+/// hold on the seven, but the chirotopes of ten queries are far too many, and the pruned
+/// enumeration settles too few prefixes. Refused at the budget of prefixes, in seconds.
+#[test]
+fn a_cover_whose_enumeration_outgrows_its_budget() {
+    let dir = scratch("cover-budget");
+    let mut cover = committed("len3/m09-lower-r5-case-tree.json");
+    let queries = cover["case_tree"]["queries"].as_array_mut().unwrap();
+    queries.extend([json!(0b000000101), json!(0b000001010), json!(0b000010100)]);
+    expect(
+        &dir,
+        "cover.json",
+        &serde_json::to_vec(&cover).unwrap(),
+        1,
+        "prefixes, the cost cap",
+    );
+}

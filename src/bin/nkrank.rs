@@ -208,8 +208,8 @@ enum Lower {
         /// Bits per token.
         #[arg(long)]
         m: u32,
-        /// Queries per set (R + 1..=7).
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=7))]
+        /// Queries per set (R + 1..=7; up to 10 with --cover).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=10))]
         k: u8,
         /// Rank R refuted (the chirotopes' rank, 3..k).
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=6))]
@@ -292,6 +292,12 @@ enum Lower {
         /// Wall-clock limit in seconds.
         #[arg(long, default_value_t = 600)]
         time_limit: u64,
+        /// Shard `I/N` of the classes of graphs:K: only the classes whose index is I modulo N.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        /// Folder of the state files of graphs:K scans (resume, and the summary over shards).
+        #[arg(long, default_value = "row-sets-state")]
+        state: PathBuf,
     },
     /// Assembles the state files of a sharded chirotope search: what closed, what remains.
     Merge {
@@ -954,16 +960,20 @@ fn lower(what: Lower) -> Result<(), String> {
             restarts,
             steps,
             time_limit,
-        } => nkrank::lower::runs::row_sets_run(
+            shard,
+            state,
+        } => nkrank::lower::row_set_scan::row_sets_run(&nkrank::lower::row_set_scan::RowSetsArgs {
             m,
             length,
             rank,
-            &queries,
+            queries,
             seed,
             restarts,
-            Some(steps),
+            steps,
             time_limit,
-        ),
+            shard,
+            state,
+        }),
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;
             nkrank::lower::runs::pairs_rule_range(m, &out)

@@ -462,6 +462,19 @@ pub fn cover_search(
     let mut cases = 0;
     let mut used = BTreeSet::new();
     let mut open: Vec<Vec<i8>> = Vec::new();
+    if k > crate::chirotope::MAX_CHIROTOPE_ROWS {
+        // Too many chirotopes to list: the checker's pruned enumeration, where a prefix settles
+        // once a circuit whose signs it fixes closes; `cases` then counts the settled prefixes
+        // and the full sign vectors left open.
+        let (used, open, cases) = pruned_cover(k, rank, &closed)?;
+        return Ok(CoverReport {
+            rank,
+            cases,
+            uncovered: open,
+            splits,
+            used,
+        });
+    }
     crate::chirotope::for_each_chirotope(rank, k, |signs| {
         cases += 1;
         let ch = Chirotope {
@@ -518,6 +531,48 @@ pub fn cover_search(
         splits,
         used,
     })
+}
+
+/// What [`pruned_cover`] finds: the closed splits used, the open sign vectors, the cases.
+type PrunedCover = (BTreeSet<(u32, u32)>, usize, usize);
+
+/// A cover by the `closed` circuit splits of `k` queries, by the pruned enumeration of the
+/// checker (`crate::chirotope::for_each_chirotope_pruned`, with the checker's budget): the
+/// splits used, the full sign vectors no closed circuit covers, and the cases (settled
+/// prefixes plus open vectors). At each prefix the circuits whose last sign it has just set are
+/// tried in increasing order of their sets.
+fn pruned_cover(
+    k: usize,
+    rank: usize,
+    closed: &BTreeSet<(u32, u32)>,
+) -> Result<PrunedCover, String> {
+    use crate::chirotope::{binomial, circuit_terms, for_each_chirotope_pruned, subsets};
+    // Per position, the circuits (set and how to read it) whose last sign is set there.
+    type Due = Vec<(Vec<usize>, Vec<(i8, usize)>)>;
+    let mut due: Vec<Due> = vec![Vec::new(); binomial(k, rank)];
+    for set in subsets(k, rank + 1) {
+        let terms = circuit_terms(k, &set);
+        let last = terms.iter().map(|&(_, pos)| pos).max().unwrap_or(0);
+        due[last].push((set, terms));
+    }
+    let (mut used, mut settled, mut open) = (BTreeSet::new(), 0usize, 0usize);
+    let budget = crate::check::chirotope_cert::MAX_COVER_PREFIXES;
+    let prune = |signs: &[i8], t: usize| {
+        let hit = due[t].iter().find_map(|(set, terms)| {
+            let sg: Vec<i8> = terms.iter().map(|&(alt, pos)| alt * signs[pos]).collect();
+            Some(circuit_split(set, &sg)).filter(|x| closed.contains(x))
+        });
+        if let Some(h) = hit {
+            used.insert(h);
+            settled += 1;
+        }
+        hit.is_some()
+    };
+    for_each_chirotope_pruned(rank, k, prune, budget, |_| {
+        open += 1;
+        Ok(())
+    })?;
+    Ok((used, open, settled + open))
 }
 
 /// The chirotope cover of `rows` (cases `"chirotope-cover"`) from a search without cache that

@@ -8,6 +8,7 @@ pub mod chirotope;
 pub mod cover_scan;
 pub mod fooling;
 pub mod ratio_lp;
+pub mod row_set_scan;
 pub mod row_sets;
 pub mod runs;
 pub mod theory;

@@ -508,10 +508,20 @@ pub fn chirotopes_run(
     let (si, sn) = parse_shard(shard)?;
     // Fails early, before any candidate is built, on a rank and size without chirotopes.
     let lowest = crate::chirotope::MIN_CHIROTOPE_RANK;
-    if !(lowest..k).contains(&rank) || k > crate::chirotope::MAX_CHIROTOPE_ROWS {
+    // A cover is checked by the pruned enumeration, which takes more queries than a list.
+    let most = if cover && !products {
+        crate::chirotope::MAX_PRUNED_ROWS
+    } else {
+        crate::chirotope::MAX_CHIROTOPE_ROWS
+    };
+    if !(lowest..k).contains(&rank) || k > most {
         return Err(format!(
-            "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {}",
-            crate::chirotope::MAX_CHIROTOPE_ROWS
+            "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {most}{}",
+            if most < crate::chirotope::MAX_PRUNED_ROWS {
+                " (up to 10 with --cover)"
+            } else {
+                ""
+            }
         ));
     }
     if products && rank != 3 {
@@ -954,7 +964,7 @@ pub fn pairs_rule_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
 }
 
 /// A progress bar over `len` query sets (on standard error, hidden when it is not a terminal).
-fn sets_bar(len: usize) -> indicatif::ProgressBar {
+pub(crate) fn sets_bar(len: usize) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(len as u64);
     if let Ok(style) =
         indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sets ({eta} left) {msg}")
@@ -962,126 +972,4 @@ fn sets_bar(len: usize) -> indicatif::ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// `nkrank lower row-sets`: trains rank-`r` models on the rows of each query set and prints
-/// each restart's float and exact maximal error over those rows, then the verdict. `queries` is
-/// one set (binary tokens joined by commas) or `graphs:K`, every class of weight-2 sets of `K`
-/// queries (graphs of `K` edges on the `m` coordinates) up to coordinate permutations.
-#[allow(clippy::too_many_arguments)]
-pub fn row_sets_run(
-    m: u32,
-    length: usize,
-    r: usize,
-    queries: &str,
-    seed: u64,
-    restarts: u64,
-    steps: Option<usize>,
-    time_limit: u64,
-) -> Result<(), String> {
-    use super::row_sets::row_set;
-    use crate::search::upper::rationalize::to_f64;
-    use crate::task::Token;
-    if !crate::search::upper::train::worth_trying(m) {
-        return Err(format!("row sets are trained for m = 2..10, not m = {m}"));
-    }
-    if length < 2 {
-        return Err("--length must be at least 2".into());
-    }
-    if r == 0 {
-        return Err("--rank must be at least 1".into());
-    }
-    let sets: Vec<Vec<u64>> = match queries.strip_prefix("graphs:") {
-        Some(k) => {
-            let k: usize = (k.parse().ok())
-                .filter(|&k| k >= 1)
-                .ok_or_else(|| format!("graphs:{k} needs a number of edges >= 1"))?;
-            let classes = super::row_sets::graph_classes(m, k).ok_or_else(|| {
-                format!(
-                    "graphs:K is enumerated for m <= {}",
-                    super::row_sets::MAX_M_GRAPHS
-                )
-            })?;
-            if classes.is_empty() {
-                return Err(format!("no graph has {k} edges on {m} coordinates"));
-            }
-            (classes.into_iter())
-                .map(|set| set.into_iter().map(u64::from).collect())
-                .collect()
-        }
-        None => vec![binary_tokens(queries)?],
-    };
-    let mut checked: Vec<Vec<Token>> = Vec::with_capacity(sets.len());
-    for set in sets {
-        if set.is_empty() {
-            return Err("--queries names no token".into());
-        }
-        let mut tokens = Vec::with_capacity(set.len());
-        for t in set {
-            if t == 0 || t >> m != 0 {
-                return Err(format!("query {t:b} is not a nonzero token of {m} bits"));
-            }
-            if tokens.contains(&(t as Token)) {
-                return Err(format!("query {t:0w$b} is given twice", w = m as usize));
-            }
-            tokens.push(t as Token);
-        }
-        checked.push(tokens);
-    }
-    let deadline = Instant::now() + std::time::Duration::from_secs(time_limit);
-    let label = |q: &Token| format!("{q:0w$b}", w = m as usize);
-    let mut solved_sets = 0;
-    // Lines go out with the bar suspended, so that they are printed whether or not it shows.
-    let bar = sets_bar(if checked.len() > 1 { checked.len() } else { 0 });
-    let say = |line: String| bar.suspend(|| println!("{line}"));
-    for tokens in &checked {
-        say(format!(
-            "rank {r}, m = {m}, N = {length}: the rows of {} queries ({})",
-            tokens.len(),
-            tokens.iter().map(label).collect::<Vec<_>>().join(" ")
-        ));
-        let runs = row_set(
-            m,
-            length,
-            r,
-            tokens,
-            seed,
-            restarts,
-            steps,
-            deadline,
-            |run| {
-                let exact = match &run.exact_error {
-                    Some(e) => format!("{} (~{:.4})", format_q(e), to_f64(e)),
-                    None => "none (an input of zero kernel mass, or an LP failed)".into(),
-                };
-                say(format!(
-                    "restart {}: float max error {:.4}; exact max error over these rows {exact}",
-                    run.restart, run.float_error
-                ));
-            },
-        );
-        if runs.iter().any(|run| run.solves()) {
-            solved_sets += 1;
-            say(format!(
-                "solved: a model of rank {r} solves these rows exactly, so no case tree on these \
-                 queries refutes rank {r}"
-            ));
-        } else {
-            say(format!(
-                "not solved by {} restart(s): a candidate for a refutation of rank {r} (float \
-                 evidence only)",
-                runs.len()
-            ));
-        }
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    if checked.len() > 1 {
-        println!(
-            "{solved_sets} of {} query sets solved at rank {r}; {} not solved",
-            checked.len(),
-            checked.len() - solved_sets
-        );
-    }
-    Ok(())
 }

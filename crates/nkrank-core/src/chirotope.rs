@@ -182,12 +182,38 @@ pub fn chirotopes(rank: usize, k: usize) -> Result<Vec<Chirotope>, String> {
 pub fn for_each_chirotope(
     rank: usize,
     k: usize,
-    mut visit: impl FnMut(&[i8]) -> Result<(), String>,
+    visit: impl FnMut(&[i8]) -> Result<(), String>,
 ) -> Result<(), String> {
-    if !(MIN_CHIROTOPE_RANK..k).contains(&rank) || k > MAX_CHIROTOPE_ROWS {
+    if k > MAX_CHIROTOPE_ROWS {
         return Err(format!(
             "chirotopes of rank {rank} on {k} vectors: need {MIN_CHIROTOPE_RANK} <= rank < k <= \
              {MAX_CHIROTOPE_ROWS}"
+        ));
+    }
+    for_each_chirotope_pruned(rank, k, |_, _| false, u64::MAX, visit)
+}
+
+/// Most vectors a pruned enumeration ([`for_each_chirotope_pruned`]) may take: its positions
+/// are the `C(k, rank)` subsets, and its work is bounded by the caller's node budget.
+pub const MAX_PRUNED_ROWS: usize = 10;
+
+/// The depth-first enumeration behind [`for_each_chirotope`], with pruning: after the sign of
+/// position `t` is set and the conditions attached to it hold, `prune(signs, t)` (unset
+/// positions read 0) may declare every completion of the prefix settled, and the subtree is
+/// skipped. `visit` gets every full sign vector that is listed and was not pruned, in the order
+/// of [`chirotopes`]. At most `budget` prefixes are visited; past that it fails with the cost
+/// error, so that a hostile input cannot hold the caller for long.
+pub fn for_each_chirotope_pruned(
+    rank: usize,
+    k: usize,
+    mut prune: impl FnMut(&[i8], usize) -> bool,
+    budget: u64,
+    mut visit: impl FnMut(&[i8]) -> Result<(), String>,
+) -> Result<(), String> {
+    if !(MIN_CHIROTOPE_RANK..k).contains(&rank) || k > MAX_PRUNED_ROWS {
+        return Err(format!(
+            "chirotopes of rank {rank} on {k} vectors: need {MIN_CHIROTOPE_RANK} <= rank < k <= \
+             {MAX_PRUNED_ROWS}"
         ));
     }
     let count = binomial(k, rank);
@@ -239,6 +265,7 @@ pub fn for_each_chirotope(
     // Depth-first over the positions; `next[t]` is the next choice to try at position `t`.
     let mut t = 0usize;
     let mut next = vec![0usize; count];
+    let mut visited = 0u64;
     loop {
         let choices: &[i8] = if t == 0 { &[1] } else { &[-1, 1] };
         if next[t] == choices.len() {
@@ -252,7 +279,14 @@ pub fn for_each_chirotope(
         }
         signs[t] = choices[next[t]];
         next[t] += 1;
-        if checks[t].iter().all(|c| holds(&signs, c)) {
+        visited += 1;
+        if visited > budget {
+            return Err(format!(
+                "the enumeration of the chirotopes visits more than {budget} prefixes, the cost \
+                 cap of the format"
+            ));
+        }
+        if checks[t].iter().all(|c| holds(&signs, c)) && !prune(&signs, t) {
             if t + 1 == count {
                 visit(&signs)?;
             } else {

@@ -411,6 +411,42 @@ mod chirotope {
             assert_eq!(Some(n), chirotope_count(r, k));
         }
     }
+
+    /// The pruned enumeration of the cover check visits exactly the listed chirotopes that no
+    /// pruned prefix settles, in order: here a prefix settles once the circuit of the queries
+    /// `0, 1, 2, 3` has the pattern `+ - + -` (or its negation).
+    #[test]
+    fn pruned_enumeration_skips_exactly_the_settled_chirotopes() {
+        for (rank, k) in [(3, 5), (3, 6), (4, 6)] {
+            let set: Vec<usize> = (0..=rank).collect();
+            let terms = circuit_terms(k, &set);
+            let last = terms.iter().map(|&(_, pos)| pos).max().unwrap();
+            let pattern: Vec<i8> = (0..=rank)
+                .map(|i| if i % 2 == 0 { 1 } else { -1 })
+                .collect();
+            let settled = |signs: &[i8]| {
+                let c: Vec<i8> = terms.iter().map(|&(alt, pos)| alt * signs[pos]).collect();
+                c == pattern || c.iter().zip(&pattern).all(|(a, b)| *a == -b)
+            };
+            let expected: Vec<Vec<i8>> = (chirotopes(rank, k).unwrap().into_iter())
+                .map(|ch| ch.signs)
+                .filter(|s| !settled(s))
+                .collect();
+            let mut seen = Vec::new();
+            let prune = |signs: &[i8], t: usize| t == last && settled(signs);
+            for_each_chirotope_pruned(rank, k, prune, u64::MAX, |s| {
+                seen.push(s.to_vec());
+                Ok(())
+            })
+            .unwrap();
+            assert!(!expected.is_empty() && expected.len() < chirotopes(rank, k).unwrap().len());
+            assert_eq!(seen, expected, "rank {rank}, k {k}");
+        }
+        // The budget binds: a hostile cover cannot keep the checker enumerating.
+        let err = for_each_chirotope_pruned(3, 6, |_, _| false, 100, |_| Ok(())).unwrap_err();
+        assert!(err.contains("more than 100 prefixes"), "{err}");
+        assert!(for_each_chirotope_pruned(3, 11, |_, _| false, 100, |_| Ok(())).is_err());
+    }
 }
 
 /// Tests of `src/relation.rs`.

@@ -24,8 +24,8 @@
 use super::case_tree_cert::{check_leaf, relations_of, root};
 use crate::cert::format::{CaseLeafJson, CaseTreeJson};
 use crate::chirotope::{
-    binomial, chirotopes, circuit_terms, for_each_chirotope, subsets, Chirotope,
-    MAX_CHIROTOPE_ROWS, MIN_CHIROTOPE_RANK,
+    binomial, chirotopes, circuit_terms, for_each_chirotope_pruned, subsets, Chirotope,
+    MAX_CHIROTOPE_ROWS, MAX_PRUNED_ROWS, MIN_CHIROTOPE_RANK,
 };
 use crate::relation::RowSet;
 
@@ -106,6 +106,14 @@ impl VectorTest {
         }
     }
 
+    /// For each circuit the test reads, the position of its last sign (the greatest position
+    /// among its terms): where that circuit can first be conformal in an enumeration by
+    /// positions.
+    pub fn completions(&self) -> impl Iterator<Item = usize> + '_ {
+        (self.circuits.iter())
+            .map(|(_, terms)| terms.iter().map(|&(_, pos)| pos).max().unwrap_or(0))
+    }
+
     /// Whether the pattern is a vector of the chirotope with these signs.
     pub fn holds(&self, signs: &[i8]) -> bool {
         if !self.sized {
@@ -129,24 +137,35 @@ impl VectorTest {
     }
 }
 
-/// The checks a chirotope tree and a cover share, before any enumeration: `k <=`
-/// [`MAX_CHIROTOPE_ROWS`] queries that are distinct `m`-bit tokens, and a claim `r* >= r + 1`
-/// with `3 <= r < k` (the tree refutes rank `r` by the chirotopes of rank `r`). Returns `(r, k)`.
+/// The checks a chirotope tree and a cover share, before any enumeration: `k <= max_rows`
+/// queries that are distinct `m`-bit tokens, and a claim `r* >= r + 1` with `3 <= r < k` (the
+/// tree refutes rank `r` by the chirotopes of rank `r`). Returns `(r, k)`.
 fn check_header(
     what: &str,
+    max_rows: usize,
     m: u32,
     length: u32,
     claim: u64,
     j: &CaseTreeJson,
 ) -> Result<(usize, usize), String> {
     let k = j.queries.len();
-    if !(MIN_CHIROTOPE_RANK + 1..=MAX_CHIROTOPE_ROWS).contains(&k) {
+    if !(MIN_CHIROTOPE_RANK + 1..=max_rows).contains(&k) {
         return Err(format!(
-            "a chirotope {what} names {}..={MAX_CHIROTOPE_ROWS} queries, found {k}",
+            "a chirotope {what} names {}..={max_rows} queries, found {k}",
             MIN_CHIROTOPE_RANK + 1
         ));
     }
-    RowSet::new(m, length, &j.queries)?;
+    // The queries: distinct `m`-bit tokens (as a case tree's, but more of them may be named,
+    // since a leaf's system has only the queries of its relations).
+    RowSet::new(m, length, &j.queries[..2])?;
+    for (i, &q) in j.queries.iter().enumerate() {
+        if m < 64 && q >> m != 0 {
+            return Err(format!("query {i} = {q} is not an {m}-bit token"));
+        }
+        if j.queries[..i].contains(&q) {
+            return Err(format!("query {i} = {q} is listed twice"));
+        }
+    }
     let lowest = MIN_CHIROTOPE_RANK as u64 + 1;
     if !(lowest..=k as u64).contains(&claim) {
         return Err(format!(
@@ -163,7 +182,7 @@ pub fn check_chirotope_tree(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let (r, k) = check_header("tree", m, length, rank, j)?;
+    let (r, k) = check_header("tree", MAX_CHIROTOPE_ROWS, m, length, rank, j)?;
     // The number of chirotopes is known in advance (asserted by the tests against the
     // enumeration), so a file with the wrong number of leaves is rejected before enumerating.
     let expected = chirotope_count(r, k).unwrap_or(0);
@@ -215,6 +234,10 @@ pub fn check_chirotope_leaf(
 /// Most leaves a chirotope cover may list.
 pub const MAX_COVER_LEAVES: usize = 4096;
 
+/// Most prefixes of sign vectors the enumeration of a cover may visit (each costs the
+/// conditions and the leaves due at its position; about ten seconds on one core).
+pub const MAX_COVER_PREFIXES: u64 = 1 << 27;
+
 /// Cap on the signs a cover check may read: the number of chirotopes times, over every leaf and
 /// relation, the circuits that fit in the relation's support times their `r + 1` signs (the
 /// cost of testing every leaf on every chirotope when no leaf covers early). The rank-4 cover of
@@ -232,7 +255,7 @@ pub fn check_chirotope_cover(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let (r, k) = check_header("cover", m, length, rank, j)?;
+    let (r, k) = check_header("cover", MAX_PRUNED_ROWS, m, length, rank, j)?;
     if j.leaves.is_empty() || j.leaves.len() > MAX_COVER_LEAVES {
         return Err(format!(
             "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
@@ -285,11 +308,23 @@ pub fn check_chirotope_cover(
         .iter()
         .map(|xs| xs.iter().map(|x| VectorTest::new(r, k, x)).collect())
         .collect();
-    for_each_chirotope(r, k, |signs| {
-        let covered = tests.iter().any(|leaf| leaf.iter().all(|t| t.holds(signs)));
-        if covered {
-            return Ok(());
+    // A prefix of a sign vector (unset signs read 0) on which a leaf already holds settles every
+    // completion: a circuit is conformal only once all its signs are set, and setting more
+    // signs only adds conformal circuits. A leaf can first hold at the position where one of
+    // its circuits gets its last sign, so it is tested there only.
+    let mut due: Vec<Vec<usize>> = vec![Vec::new(); binomial(k, r)];
+    for (idx, leaf) in tests.iter().enumerate() {
+        let mut lasts: Vec<usize> = (leaf.iter().flat_map(VectorTest::completions)).collect();
+        lasts.sort_unstable();
+        lasts.dedup();
+        for t in lasts {
+            due[t].push(idx);
         }
+    }
+    let covers = |signs: &[i8], t: usize| {
+        (due[t].iter()).any(|&leaf| tests[leaf].iter().all(|test| test.holds(signs)))
+    };
+    for_each_chirotope_pruned(r, k, covers, MAX_COVER_PREFIXES, |signs| {
         let ch = Chirotope {
             rank: r,
             k,

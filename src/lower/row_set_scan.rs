@@ -1,0 +1,258 @@
+//! `nkrank lower row-sets`: the row-set question ([`super::row_sets`]) for one query set or for
+//! every class of weight-2 sets of `K` queries, with a progress bar, and for the classes a
+//! state file per shard (`--shard I/N`, `--state DIR`), so that an interrupted scan resumes and
+//! shards run as independent jobs (a Slurm array, GNU parallel); the summary reads every shard's
+//! file in the folder.
+
+use super::row_sets::{graph_classes, row_set, MAX_M_GRAPHS};
+use super::runs::{binary_tokens, parse_shard, sets_bar};
+use crate::rational::format_q;
+use crate::search::upper::rationalize::to_f64;
+use crate::task::Token;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What `nkrank lower row-sets` is asked.
+#[derive(Clone, Debug)]
+pub struct RowSetsArgs {
+    /// Bits per token.
+    pub m: u32,
+    /// Sequence length N.
+    pub length: usize,
+    /// Feature rank.
+    pub rank: usize,
+    /// One set (binary tokens joined by commas) or `graphs:K`.
+    pub queries: String,
+    /// Seed of the restarts.
+    pub seed: u64,
+    /// Random restarts per set.
+    pub restarts: u64,
+    /// Adam steps per restart.
+    pub steps: usize,
+    /// Wall-clock limit in seconds.
+    pub time_limit: u64,
+    /// Shard `I/N` of the classes of `graphs:K`.
+    pub shard: String,
+    /// Folder of the state files of `graphs:K` scans.
+    pub state: PathBuf,
+}
+
+/// A finished set in a state file: its queries and whether it was solved.
+type Finished = (String, bool);
+
+/// The state file of shard `i` of `n` of the scan of graphs with `k` edges.
+fn state_path(dir: &Path, a: &RowSetsArgs, k: usize, i: usize, n: usize) -> PathBuf {
+    let (m, r, s) = (a.m, a.rank, a.seed);
+    let name = format!("row-sets-m{m:02}-n{}-rank{r}-graphs{k}-seed{s}", a.length);
+    dir.join(format!(
+        "{name}-restarts{}-steps{}-shard{i}of{n}.txt",
+        a.restarts, a.steps
+    ))
+}
+
+/// Reads a state file (`index queries solved|open`); a line cut by an interruption is ignored,
+/// and its set is done again.
+fn read_state(path: &Path) -> Result<BTreeMap<usize, Finished>, String> {
+    let mut out = BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(out);
+    };
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (Some(idx), [_, label, verdict]) = (f.first().and_then(|x| x.parse().ok()), &f[..])
+        else {
+            continue;
+        };
+        if matches!(*verdict, "solved" | "open") {
+            out.insert(idx, (label.to_string(), *verdict == "solved"));
+        }
+    }
+    Ok(out)
+}
+
+/// Every finished set in the state files of every shard count of this scan in `dir`.
+fn read_all_shards(
+    dir: &Path,
+    a: &RowSetsArgs,
+    k: usize,
+) -> Result<BTreeMap<usize, Finished>, String> {
+    let prefix = state_path(dir, a, k, 0, 1);
+    let prefix = prefix
+        .file_name()
+        .and_then(|x| x.to_str())
+        .unwrap_or_default();
+    let prefix = prefix.trim_end_matches("-shard0of1.txt").to_string() + "-shard";
+    let mut all = BTreeMap::new();
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name.to_str().is_some_and(|x| x.starts_with(&prefix)) {
+            all.extend(read_state(&entry.path())?);
+        }
+    }
+    Ok(all)
+}
+
+/// The query sets named by `--queries`, checked: distinct nonzero tokens of `m` bits.
+fn query_sets(m: u32, queries: &str) -> Result<(Vec<Vec<Token>>, Option<usize>), String> {
+    let (sets, edges): (Vec<Vec<u64>>, Option<usize>) = match queries.strip_prefix("graphs:") {
+        Some(k) => {
+            let k: usize = (k.parse().ok())
+                .filter(|&k| k >= 1)
+                .ok_or_else(|| format!("graphs:{k} needs a number of edges >= 1"))?;
+            let classes = graph_classes(m, k)
+                .ok_or_else(|| format!("graphs:K is enumerated for m <= {MAX_M_GRAPHS}"))?;
+            if classes.is_empty() {
+                return Err(format!("no graph has {k} edges on {m} coordinates"));
+            }
+            let sets = classes
+                .into_iter()
+                .map(|s| s.into_iter().map(u64::from).collect());
+            (sets.collect(), Some(k))
+        }
+        None => (vec![binary_tokens(queries)?], None),
+    };
+    let mut checked = Vec::with_capacity(sets.len());
+    for set in sets {
+        if set.is_empty() {
+            return Err("--queries names no token".into());
+        }
+        let mut tokens: Vec<Token> = Vec::with_capacity(set.len());
+        for t in set {
+            if t == 0 || t >> m != 0 {
+                return Err(format!("query {t:b} is not a nonzero token of {m} bits"));
+            }
+            if tokens.contains(&(t as Token)) {
+                return Err(format!("query {t:0w$b} is given twice", w = m as usize));
+            }
+            tokens.push(t as Token);
+        }
+        checked.push(tokens);
+    }
+    Ok((checked, edges))
+}
+
+/// Runs `nkrank lower row-sets`: prints each restart's float and exact maximal error over the
+/// rows of each set and the set's verdict; for `graphs:K`, appends each finished class to the
+/// shard's state file (skipping the classes already there) and ends with a summary over every
+/// shard's state file in the folder.
+pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
+    let (m, r) = (a.m, a.rank);
+    if !crate::search::upper::train::worth_trying(m) {
+        return Err(format!("row sets are trained for m = 2..10, not m = {m}"));
+    }
+    if a.length < 2 {
+        return Err("--length must be at least 2".into());
+    }
+    if r == 0 {
+        return Err("--rank must be at least 1".into());
+    }
+    let (si, sn) = parse_shard(&a.shard)?;
+    let (sets, edges) = query_sets(m, &a.queries)?;
+    if edges.is_none() && sn > 1 {
+        return Err("--shard splits the classes of graphs:K, not one set".into());
+    }
+    let mut state = None;
+    let mut done = BTreeMap::new();
+    if let Some(k) = edges {
+        std::fs::create_dir_all(&a.state)
+            .map_err(|e| format!("cannot create {}: {e}", a.state.display()))?;
+        let path = state_path(&a.state, a, k, si, sn);
+        done = read_state(&path)?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path);
+        state = Some(file.map_err(|e| format!("cannot open {}: {e}", path.display()))?);
+    }
+    let mine: Vec<usize> = (0..sets.len()).filter(|i| i % sn == si).collect();
+    let label = |q: &Token| format!("{q:0w$b}", w = m as usize);
+    let deadline = Instant::now() + Duration::from_secs(a.time_limit);
+    let bar = sets_bar(if sets.len() > 1 { mine.len() } else { 0 });
+    // Lines go out with the bar suspended, so that they are printed whether or not it shows.
+    let say = |line: String| bar.suspend(|| println!("{line}"));
+    for &idx in &mine {
+        let tokens = &sets[idx];
+        let names: Vec<String> = tokens.iter().map(label).collect();
+        if let Some((_, solved)) = done.get(&idx) {
+            let verdict = if *solved { "solved" } else { "not solved" };
+            say(format!(
+                "set {idx} ({}): {verdict}, from the state file",
+                names.join(" ")
+            ));
+            bar.inc(1);
+            continue;
+        }
+        say(format!(
+            "rank {r}, m = {m}, N = {}: the rows of {} queries ({})",
+            a.length,
+            tokens.len(),
+            names.join(" ")
+        ));
+        let runs = row_set(
+            m,
+            a.length,
+            r,
+            tokens,
+            a.seed,
+            a.restarts,
+            Some(a.steps),
+            deadline,
+            |run| {
+                let exact = match &run.exact_error {
+                    Some(e) => format!("{} (~{:.4})", format_q(e), to_f64(e)),
+                    None => "none (an input of zero kernel mass, or an LP failed)".into(),
+                };
+                say(format!(
+                    "restart {}: float max error {:.4}; exact max error over these rows {exact}",
+                    run.restart, run.float_error
+                ));
+            },
+        );
+        let solved = runs.iter().any(|run| run.solves());
+        if solved {
+            say(format!(
+                "solved: a model of rank {r} solves these rows exactly, so no case tree on these \
+                 queries refutes rank {r}"
+            ));
+        } else if (runs.len() as u64) < a.restarts {
+            say(format!(
+                "stopped by the time limit after {} restart(s)",
+                runs.len()
+            ));
+            break;
+        } else {
+            say(format!(
+                "not solved by {} restart(s): a candidate for a refutation of rank {r} (float \
+                 evidence only)",
+                runs.len()
+            ));
+        }
+        if let Some(file) = state.as_mut() {
+            let verdict = if solved { "solved" } else { "open" };
+            writeln!(file, "{idx} {} {verdict}", names.join(","))
+                .and_then(|()| file.flush())
+                .map_err(|e| format!("cannot write the state file: {e}"))?;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if let Some(k) = edges {
+        let all = read_all_shards(&a.state, a, k)?;
+        let solved = all.values().filter(|(_, s)| *s).count();
+        println!(
+            "{} of {} classes of graphs:{k} done (every shard in {}): {solved} solved at rank {r}, {} not solved",
+            all.len(),
+            sets.len(),
+            a.state.display(),
+            all.len() - solved
+        );
+        for (idx, (queries, _)) in all.iter().filter(|(_, (_, s))| !*s) {
+            println!("not solved: set {idx} ({queries})");
+        }
+    }
+    Ok(())
+}
