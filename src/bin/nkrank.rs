@@ -266,39 +266,7 @@ enum Lower {
     /// Trains rank-R models on the rows of the given queries only and decides those rows
     /// exactly. Solved rows mean that no case tree on these queries refutes rank R, whatever
     /// its leaves (docs/CASE_TREES.md section 11); unsolved rows are only a candidate.
-    RowSets {
-        /// Bits per token.
-        #[arg(long)]
-        m: u32,
-        /// Sequence length N.
-        #[arg(long, default_value_t = 3)]
-        length: usize,
-        /// Feature rank R.
-        #[arg(long)]
-        rank: usize,
-        /// The queries in binary, joined by commas (for example 000011,001100,110000), or
-        /// `graphs:K`: every class of K weight-2 queries (graphs of K edges), one after another.
-        #[arg(long)]
-        queries: String,
-        /// Seed of the restarts.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Random restarts (the run stops at the first that solves the rows).
-        #[arg(long, default_value_t = 4)]
-        restarts: u64,
-        /// Adam steps per restart (a few rows train fast, so longer than a whole model's).
-        #[arg(long, default_value_t = 6000)]
-        steps: usize,
-        /// Wall-clock limit in seconds.
-        #[arg(long, default_value_t = 600)]
-        time_limit: u64,
-        /// Shard `I/N` of the classes of graphs:K: only the classes whose index is I modulo N.
-        #[arg(long, default_value = "0/1")]
-        shard: String,
-        /// Folder of the state files of graphs:K scans (resume, and the summary over shards).
-        #[arg(long, default_value = "row-sets-state")]
-        state: PathBuf,
-    },
+    RowSets(nkrank::lower::row_set_scan::RowSetsArgs),
     /// Assembles the state files of a sharded chirotope search: what closed, what remains.
     Merge {
         /// Bits per token.
@@ -951,29 +919,7 @@ fn lower(what: Lower) -> Result<(), String> {
             )
             .map(|_| ())
         }
-        Lower::RowSets {
-            m,
-            length,
-            rank,
-            queries,
-            seed,
-            restarts,
-            steps,
-            time_limit,
-            shard,
-            state,
-        } => nkrank::lower::row_set_scan::row_sets_run(&nkrank::lower::row_set_scan::RowSetsArgs {
-            m,
-            length,
-            rank,
-            queries,
-            seed,
-            restarts,
-            steps,
-            time_limit,
-            shard,
-            state,
-        }),
+        Lower::RowSets(args) => nkrank::lower::row_set_scan::row_sets_run(&args),
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;
             nkrank::lower::runs::pairs_rule_range(m, &out)

@@ -14,28 +14,39 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// What `nkrank lower row-sets` is asked.
-#[derive(Clone, Debug)]
+/// What `nkrank lower row-sets` is asked (its command-line arguments).
+#[derive(Clone, Debug, clap::Args)]
 pub struct RowSetsArgs {
     /// Bits per token.
+    #[arg(long)]
     pub m: u32,
     /// Sequence length N.
+    #[arg(long, default_value_t = 3)]
     pub length: usize,
-    /// Feature rank.
+    /// Feature rank R.
+    #[arg(long)]
     pub rank: usize,
-    /// One set (binary tokens joined by commas) or `graphs:K`.
+    /// The queries in binary, joined by commas (for example 000011,001100,110000), or
+    /// `graphs:K`: every class of K weight-2 queries (graphs of K edges), one after another.
+    #[arg(long)]
     pub queries: String,
     /// Seed of the restarts.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Random restarts per set.
+    /// Random restarts per set (a set stops at the first that solves its rows).
+    #[arg(long, default_value_t = 4)]
     pub restarts: u64,
-    /// Adam steps per restart.
+    /// Adam steps per restart (a few rows train fast, so longer than a whole model's).
+    #[arg(long, default_value_t = 6000)]
     pub steps: usize,
     /// Wall-clock limit in seconds.
+    #[arg(long, default_value_t = 600)]
     pub time_limit: u64,
-    /// Shard `I/N` of the classes of `graphs:K`.
+    /// Shard `I/N` of the classes of graphs:K: only the classes whose index is I modulo N.
+    #[arg(long, default_value = "0/1")]
     pub shard: String,
-    /// Folder of the state files of `graphs:K` scans.
+    /// Folder of the state files of graphs:K scans (resume, and the summary over shards).
+    #[arg(long, default_value = "row-sets-state")]
     pub state: PathBuf,
 }
 
