@@ -466,7 +466,10 @@ pub fn cover_search(
         // Too many chirotopes to list: the checker's pruned enumeration, where a prefix settles
         // once a circuit whose signs it fixes closes; `cases` then counts the settled prefixes
         // and the full sign vectors left open.
-        let (used, open, cases) = pruned_cover(k, rank, &closed)?;
+        let (used, open, cases) = pruned_cover(k, rank, &closed).map_err(|e| {
+            let count = splits.len();
+            format!("{e} ({} of the {count} circuit splits close)", closed.len())
+        })?;
         return Ok(CoverReport {
             rank,
             cases,
