@@ -518,9 +518,12 @@ pub fn chirotopes_run(
         return Err(format!(
             "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {most}{}",
             if most < crate::chirotope::MAX_PRUNED_ROWS {
-                " (up to 10 with --cover)"
+                format!(
+                    " (up to {} with --cover)",
+                    crate::chirotope::MAX_PRUNED_ROWS
+                )
             } else {
-                ""
+                String::new()
             }
         ));
     }
