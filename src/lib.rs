@@ -12,7 +12,7 @@
 //! - `lp`, `search` and `lower` (feature `solver`): LPs over HiGHS and the searches that
 //!   produce certificates.
 
-pub use nkrank_core::{check, chirotope, model, rank1, ratio, rational, relation, task};
+pub use nkrank_core::{check, chirotope, clausal, model, rank1, ratio, rational, relation, task};
 pub use nkrank_manifest as manifest;
 /// The evaluations the checker never runs (brute force, the whole-model verdict and exact
 /// maximal error): the crate [`nkrank_oracle`], behind the feature `oracle`.

@@ -79,6 +79,7 @@ fn pairs_chirotope_certificate_of(n: usize) -> CertificateFile {
             cases: "chirotopes".into(),
             queries: rows,
             leaves,
+            proof: None,
         },
     )
 }
@@ -378,6 +379,7 @@ fn pairs_cover_certificate() -> CertificateFile {
             cases: "chirotope-cover".into(),
             queries: rows,
             leaves,
+            proof: None,
         },
     )
 }

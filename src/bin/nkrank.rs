@@ -208,8 +208,8 @@ enum Lower {
         /// Bits per token.
         #[arg(long)]
         m: u32,
-        /// Queries per set (R + 1..=7; up to 10 with --cover).
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=10))]
+        /// Queries per set (R + 1..=7; up to 13 with --cover, proved by a refutation beyond 7).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=13))]
         k: u8,
         /// Rank R refuted (the chirotopes' rank, 3..k).
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=6))]
@@ -222,10 +222,11 @@ enum Lower {
         /// Use only circuits, not their compositions.
         #[arg(long)]
         circuits_only: bool,
-        /// Cover mode (cases "chirotope-cover", k up to 7): leaves are closed circuit splits,
-        /// each covering every chirotope in which its circuit has its signs; for chirotopes
-        /// that no circuit covers (unless --circuits-only), closed splits of larger supports
-        /// whose sign pattern is a vector of the chirotope.
+        /// Cover mode (cases "chirotope-cover"): leaves are closed circuit splits, each covering
+        /// every chirotope in which its circuit has its signs; for k <= 7 and chirotopes that no
+        /// circuit covers (unless --circuits-only), closed splits of larger supports whose sign
+        /// pattern is a vector of the chirotope. For k > 7 a SAT solver proves the cover by a
+        /// refutation that the certificate carries (circuits only).
         #[arg(long)]
         cover: bool,
         /// With --cover and k = 7: also try products of two circuits sharing one query on the

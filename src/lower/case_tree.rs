@@ -380,6 +380,7 @@ pub fn prove_orders(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         cases: "orders".into(),
         queries,
         leaves,
+        proof: None,
     }))
 }
 
@@ -406,6 +407,7 @@ pub fn prove(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         cases: "splits".into(),
         queries,
         leaves,
+        proof: None,
     }))
 }
 
@@ -504,6 +506,7 @@ pub fn pairs_tree(m: u32, k: usize) -> Result<CaseTreeJson, String> {
         cases: "splits".into(),
         queries,
         leaves,
+        proof: None,
     })
 }
 

@@ -298,6 +298,7 @@ pub fn chirotope_tree(
         cases: "chirotopes".into(),
         queries: rows.to_vec(),
         leaves,
+        proof: None,
     }))
 }
 
@@ -368,7 +369,7 @@ pub type SplitOutcomes = BTreeMap<(u32, u32), SplitOutcome>;
 
 /// Solves the splits `need` of `rows` in parallel, each on its support's own system; with a
 /// cache, a split equivalent to one already solved is not solved again (and has no leaf).
-fn solve_splits(
+pub(crate) fn solve_splits(
     m: u32,
     rows: &[u64],
     need: Vec<(u32, u32)>,
@@ -423,7 +424,7 @@ fn solve_splits(
 
 /// Every split `(support, P)` of `k` queries whose support has a size in `sizes`, `P` holding
 /// the support's smallest query and not all of it.
-fn splits_of_sizes(k: usize, sizes: std::ops::RangeInclusive<usize>) -> Vec<(u32, u32)> {
+pub(crate) fn splits_of_sizes(k: usize, sizes: std::ops::RangeInclusive<usize>) -> Vec<(u32, u32)> {
     let mut need = Vec::new();
     for s in 0u32..1 << k {
         if sizes.contains(&(s.count_ones() as usize)) {
@@ -587,21 +588,7 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
     }
     let mut leaves = Vec::new();
     for &(s, p) in &rep.used {
-        let Some(SplitOutcome::Closed(sub_leaf)) = rep.splits.get(&(s, p)) else {
-            return Err(format!(
-                "split ({s:b}, {p:b}) has no leaf (solved from the cache?)"
-            ));
-        };
-        let idx: Vec<u32> = (0..rows.len() as u32)
-            .filter(|&i| (s >> i) & 1 == 1)
-            .collect();
-        let mut leaf = sub_leaf.clone();
-        leaf.case = idx.clone();
-        for rel in &mut leaf.relations {
-            rel.positive = rel.positive.iter().map(|&j| idx[j as usize]).collect();
-            rel.negative = rel.negative.iter().map(|&j| idx[j as usize]).collect();
-        }
-        leaves.push(leaf);
+        leaves.push(leaf_in_set(rows.len(), s, p, rep.splits.get(&(s, p)))?);
     }
     leaves.sort_by(|a, b| {
         let ka: Vec<(&Vec<u32>, &Vec<u32>)> = a
@@ -620,7 +607,31 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
         cases: "chirotope-cover".into(),
         queries: rows.to_vec(),
         leaves,
+        proof: None,
     }))
+}
+
+/// The leaf of the closed split `(s, p)` of `k` queries, its relations renumbered from the
+/// split's own queries to the set's, its case the queries of its support.
+pub(crate) fn leaf_in_set(
+    k: usize,
+    s: u32,
+    p: u32,
+    outcome: Option<&SplitOutcome>,
+) -> Result<CaseLeafJson, String> {
+    let Some(SplitOutcome::Closed(sub_leaf)) = outcome else {
+        return Err(format!(
+            "split ({s:b}, {p:b}) has no leaf (solved from the cache?)"
+        ));
+    };
+    let idx: Vec<u32> = (0..k as u32).filter(|&i| (s >> i) & 1 == 1).collect();
+    let mut leaf = sub_leaf.clone();
+    leaf.case = idx.clone();
+    for rel in &mut leaf.relations {
+        rel.positive = rel.positive.iter().map(|&j| idx[j as usize]).collect();
+        rel.negative = rel.negative.iter().map(|&j| idx[j as usize]).collect();
+    }
+    Ok(leaf)
 }
 
 /// Two circuit splits `(support, P)` sharing one query.

@@ -5,12 +5,14 @@
 pub mod aggregated;
 pub mod case_tree;
 pub mod chirotope;
+pub mod clausal_cover;
 pub mod cover_scan;
 pub mod fooling;
 pub mod ratio_lp;
 pub mod row_set_scan;
 pub mod row_sets;
 pub mod runs;
+pub mod sat;
 pub mod theory;
 pub mod unreduced;
 pub mod witness;

@@ -508,20 +508,16 @@ pub fn chirotopes_run(
     let (si, sn) = parse_shard(shard)?;
     // Fails early, before any candidate is built, on a rank and size without chirotopes.
     let lowest = crate::chirotope::MIN_CHIROTOPE_RANK;
-    // A cover is checked by the pruned enumeration, which takes more queries than a list.
-    let most = if cover && !products {
-        crate::chirotope::MAX_PRUNED_ROWS
-    } else {
-        crate::chirotope::MAX_CHIROTOPE_ROWS
-    };
+    // A cover of more queries than the checker lists is proved by a refutation of its clausal
+    // form (`clausal_cover`).
+    let listed = crate::chirotope::MAX_CHIROTOPE_ROWS;
+    let clausal = crate::check::chirotope_cert::MAX_CLAUSAL_ROWS;
+    let most = if cover && !products { clausal } else { listed };
     if !(lowest..k).contains(&rank) || k > most {
         return Err(format!(
             "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {most}{}",
-            if most < crate::chirotope::MAX_PRUNED_ROWS {
-                format!(
-                    " (up to {} with --cover)",
-                    crate::chirotope::MAX_PRUNED_ROWS
-                )
+            if most < clausal {
+                format!(" (up to {clausal} with --cover)")
             } else {
                 String::new()
             }
@@ -570,7 +566,19 @@ pub fn chirotopes_run(
             .collect();
         // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
         // which that circuit has that sign (cases "chirotope-cover", k up to 7).
-        let (cases, n_closed, n_open, tree) = if cover {
+        let (cases, n_closed, n_open, tree) = if cover && k > listed {
+            // Counted in circuit splits: all, closed, and 1 open when a chirotope escapes them.
+            use super::clausal_cover::{clausal_cover, ClausalCover};
+            let (outcome, n_splits, n_closed) = clausal_cover(m, rows, rank, Some(&cache))?;
+            match outcome {
+                ClausalCover::Proved(tree) => (n_splits, n_closed, 0, Some(tree)),
+                ClausalCover::Open(signs) => {
+                    let negative: Vec<usize> = (0..signs.len()).filter(|&t| signs[t] < 0).collect();
+                    eprintln!("set {idx}: the chirotope with negative subsets {negative:?} has no closed circuit");
+                    (n_splits, n_closed, 1, None)
+                }
+            }
+        } else if cover {
             let rep = super::chirotope::cover_search(m, rows, rank, compositions, Some(&cache))?;
             let tree = if rep.uncovered == 0 {
                 super::chirotope::cover_tree(
@@ -601,8 +609,17 @@ pub fn chirotopes_run(
             let tree = super::chirotope::chirotope_tree(m, rows, &rep)?;
             (rep.cases, rep.closed.len(), rep.open.len(), tree)
         };
+        let what = if cover && k > listed {
+            if n_open == 0 {
+                format!("{cases} circuit splits, {n_closed} closed; they cover every chirotope")
+            } else {
+                format!("{cases} circuit splits, {n_closed} closed; a chirotope escapes them")
+            }
+        } else {
+            format!("{cases} chirotopes, {n_closed} closed, {n_open} open")
+        };
         let line = format!(
-            "set {idx} [{}]: {cases} chirotopes, {n_closed} closed, {n_open} open ({:.1}s)",
+            "set {idx} [{}]: {what} ({:.1}s)",
             label.join(" "),
             t.elapsed().as_secs_f64()
         );
@@ -622,8 +639,14 @@ pub fn chirotopes_run(
             best = (n_closed, cases, label.join(","));
         }
         bar.set_message(format!(
-            "best set closes {} of {} chirotopes",
-            best.0, best.1
+            "best set closes {} of {} {}",
+            best.0,
+            best.1,
+            if cover && k > listed {
+                "circuit splits"
+            } else {
+                "chirotopes"
+            }
         ));
         bar.inc(1);
         if let Some(tree) = tree {
@@ -631,7 +654,8 @@ pub fn chirotopes_run(
             let (path, _) = check_and_write(&cert, out_dir)?;
             bar.finish_and_clear();
             eprintln!(
-                "m = {m}: chirotope tree certifies r* >= {} -> {}",
+                "m = {m}: chirotope {} certifies r* >= {} -> {}",
+                if cover { "cover" } else { "tree" },
                 rank + 1,
                 path.display()
             );
@@ -663,7 +687,11 @@ fn chirotope_certificate(
             } else {
                 "a closed relation that is a vector of it"
             };
-            format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by {by} (src/lower/chirotope.rs)")
+            if tree.proof.is_some() {
+                format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form (src/lower/clausal_cover.rs)")
+            } else {
+                format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by {by} (src/lower/chirotope.rs)")
+            }
         } else {
             format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)")
         },

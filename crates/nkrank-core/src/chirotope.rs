@@ -152,11 +152,62 @@ fn circuit_with(signs: &[i8], k: usize, s: &[usize]) -> Vec<i8> {
         .collect()
 }
 
+/// The six minors `Xab, Xcd, Xac, Xbd, Xad, Xbc` of one 3-term Grassmann-Plücker relation, each
+/// as `(sign, position)`: `chi` of the minor read with its arguments in that order is
+/// `sign * signs[position]` (the sign sorts `X` followed by the two elements).
+pub type GpRelation = [(i8, usize); 6];
+
+/// Whether the relation holds for `signs`: the three products `chi(Xab) chi(Xcd)`,
+/// `-chi(Xac) chi(Xbd)`, `chi(Xad) chi(Xbc)` are not all equal (unset signs read 0).
+pub fn gp_holds(six: &GpRelation, signs: &[i8]) -> bool {
+    let v = |i: usize| six[i].0 * signs[six[i].1];
+    let p = [v(0) * v(1), -v(2) * v(3), v(4) * v(5)];
+    !(p[0] == p[1] && p[1] == p[2])
+}
+
+/// Whether the circuit read by `terms` ([`circuit_terms`]) has signs of both kinds.
+pub fn acyclic_holds(terms: &[(i8, usize)], signs: &[i8]) -> bool {
+    let first = terms[0].0 * signs[terms[0].1];
+    terms.iter().any(|&(alt, pos)| alt * signs[pos] != first)
+}
+
+/// The axioms of the list, one definition shared by the enumeration and the clausal form
+/// (`crate::clausal`): every 3-term Grassmann-Plücker relation (for each `(rank - 2)`-set `X`,
+/// lexicographic, and each 4-set `a < b < c < d` of the other elements, lexicographic), then the
+/// [`circuit_terms`] of every `(rank + 1)`-set, lexicographic (each must be acyclic).
+pub fn axioms(rank: usize, k: usize) -> (Vec<GpRelation>, Vec<Vec<(i8, usize)>>) {
+    let minor = |x: &[usize], a: usize, b: usize| {
+        let mut idx = x.to_vec();
+        idx.push(a);
+        idx.push(b);
+        let (s, mask) = parity_and_mask(&idx);
+        (s, position(k, mask))
+    };
+    let mut gp = Vec::new();
+    for x in subsets(k, rank - 2) {
+        let rest: Vec<usize> = (0..k).filter(|e| !x.contains(e)).collect();
+        for q in subsets(rest.len(), 4) {
+            let [a, b, c, d] = [rest[q[0]], rest[q[1]], rest[q[2]], rest[q[3]]];
+            gp.push([
+                minor(&x, a, b),
+                minor(&x, c, d),
+                minor(&x, a, c),
+                minor(&x, b, d),
+                minor(&x, a, d),
+                minor(&x, b, c),
+            ]);
+        }
+    }
+    let acyclic = (subsets(k, rank + 1).iter())
+        .map(|s| circuit_terms(k, s))
+        .collect();
+    (gp, acyclic)
+}
+
 /// One condition of the enumeration, attached to the last sign (in enumeration order) it reads.
 enum Check {
-    /// A 3-term Grassmann-Plücker relation: the sign and position of each of the six minors
-    /// `Xab, Xcd, Xac, Xbd, Xad, Xbc` (the sign sorts `X` followed by the two elements).
-    Gp([(i8, usize); 6]),
+    /// A 3-term Grassmann-Plücker relation.
+    Gp(GpRelation),
     /// Acyclicity of a circuit, given by its [`circuit_terms`].
     Acyclic(Vec<(i8, usize)>),
 }
@@ -217,49 +268,19 @@ pub fn for_each_chirotope_pruned(
         ));
     }
     let count = binomial(k, rank);
-    let minor = |x: &[usize], a: usize, b: usize| {
-        let mut idx = x.to_vec();
-        idx.push(a);
-        idx.push(b);
-        let (s, mask) = parity_and_mask(&idx);
-        (s, position(k, mask))
-    };
+    let (gp, acyclic) = axioms(rank, k);
     let mut checks: Vec<Vec<Check>> = (0..count).map(|_| Vec::new()).collect();
-    for x in subsets(k, rank - 2) {
-        let rest: Vec<usize> = (0..k).filter(|e| !x.contains(e)).collect();
-        for q in subsets(rest.len(), 4) {
-            let [a, b, c, d] = [rest[q[0]], rest[q[1]], rest[q[2]], rest[q[3]]];
-            let six = [
-                minor(&x, a, b),
-                minor(&x, c, d),
-                minor(&x, a, c),
-                minor(&x, b, d),
-                minor(&x, a, d),
-                minor(&x, b, c),
-            ];
-            let last = six.iter().map(|&(_, p)| p).max().unwrap_or(0);
-            checks[last].push(Check::Gp(six));
-        }
+    for six in gp {
+        let last = six.iter().map(|&(_, p)| p).max().unwrap_or(0);
+        checks[last].push(Check::Gp(six));
     }
-    for s in subsets(k, rank + 1) {
-        let full = s.iter().fold(0usize, |acc, &e| acc | 1 << e);
-        let last = s
-            .iter()
-            .map(|&e| position(k, full & !(1 << e)))
-            .max()
-            .unwrap_or(0);
-        checks[last].push(Check::Acyclic(circuit_terms(k, &s)));
+    for terms in acyclic {
+        let last = terms.iter().map(|&(_, p)| p).max().unwrap_or(0);
+        checks[last].push(Check::Acyclic(terms));
     }
     let holds = |signs: &[i8], check: &Check| match check {
-        Check::Gp(six) => {
-            let v = |i: usize| six[i].0 * signs[six[i].1];
-            let p = [v(0) * v(1), -v(2) * v(3), v(4) * v(5)];
-            !(p[0] == p[1] && p[1] == p[2])
-        }
-        Check::Acyclic(terms) => {
-            let first = terms[0].0 * signs[terms[0].1];
-            terms.iter().any(|&(alt, pos)| alt * signs[pos] != first)
-        }
+        Check::Gp(six) => gp_holds(six, signs),
+        Check::Acyclic(terms) => acyclic_holds(terms, signs),
     };
     let mut signs = vec![0i8; count];
     // Depth-first over the positions; `next[t]` is the next choice to try at position `t`.

@@ -11,6 +11,8 @@
 //! - [`ratio`]: the reduced single-row system of a row-ratio lemma;
 //! - [`relation`]: the reduced system of a case tree (rank `k - 1` forces a relation among
 //!   `k` rows);
+//! - [`chirotope`], [`clausal`]: chirotopes of rank `r >= 3`, enumerated or as a formula whose
+//!   refutations the checker replays;
 //! - [`cert`]: certificate format v1 and its reader;
 //! - [`check`]: the checker, which trusts no floating-point number.
 //!
@@ -20,6 +22,7 @@
 pub mod cert;
 pub mod check;
 pub mod chirotope;
+pub mod clausal;
 pub mod model;
 pub mod rank1;
 pub mod ratio;

@@ -38,7 +38,10 @@ fn number_paths(v: &Value, path: String, out: &mut Vec<String>) {
 fn bump(doc: &mut Value, ptr: &str) {
     let slot = doc.pointer_mut(ptr).unwrap();
     *slot = match slot.take() {
-        Value::Number(n) => Value::from(n.as_u64().unwrap() + 1),
+        Value::Number(n) => match n.as_u64() {
+            Some(u) => Value::from(u + 1),
+            None => Value::from(n.as_i64().unwrap() + 1),
+        },
         Value::String(s) => Value::String(format_q(&(parse_q(&s).unwrap() + Q::one()))),
         _ => unreachable!(),
     };

@@ -248,6 +248,21 @@ pub struct CaseTreeJson {
     pub queries: Vec<u64>,
     /// One leaf per case, in the order the checker enumerates them.
     pub leaves: Vec<CaseLeafJson>,
+    /// `"chirotope-cover"` only, optional: a refutation of the cover's clausal form
+    /// (`crate::clausal`), replayed instead of enumerating the chirotopes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Vec<ProofStepJson>>,
+}
+
+/// One step of a clausal refutation: a lemma and the earlier clauses that derive it by unit
+/// propagation (`crate::clausal`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ProofStepJson {
+    /// The lemma: nonzero literals, `+v` or `-v` for variable `v`.
+    pub clause: Vec<i32>,
+    /// Identifiers of earlier clauses, in the order they propagate; the last is falsified.
+    pub hints: Vec<u64>,
 }
 
 /// A leaf: its case, the relations the case implies, and a Motzkin certificate that the rows

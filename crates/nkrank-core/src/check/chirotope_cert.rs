@@ -22,11 +22,12 @@
 //!   labels refer to that system) by [`check_leaf`].
 
 use super::case_tree_cert::{check_leaf, relations_of, root};
-use crate::cert::format::{CaseLeafJson, CaseTreeJson};
+use crate::cert::format::{CaseLeafJson, CaseTreeJson, ProofStepJson};
 use crate::chirotope::{
     binomial, chirotopes, circuit_terms, for_each_chirotope_pruned, subsets, Chirotope,
     MAX_CHIROTOPE_ROWS, MAX_PRUNED_ROWS, MIN_CHIROTOPE_RANK,
 };
+use crate::clausal::{check_refutation, chirotope_formula, leaf_clauses};
 use crate::relation::RowSet;
 
 /// Number of chirotopes [`chirotopes`] lists, as `(rank, k, count)` for every rank and `k` a
@@ -255,13 +256,10 @@ pub fn check_chirotope_cover(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    let (r, k) = check_header("cover", MAX_PRUNED_ROWS, m, length, rank, j)?;
-    if j.leaves.is_empty() || j.leaves.len() > MAX_COVER_LEAVES {
-        return Err(format!(
-            "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
-            j.leaves.len()
-        ));
+    if let Some(proof) = &j.proof {
+        return check_clausal_cover(m, length, rank, j, proof);
     }
+    let (r, k) = check_header("cover", MAX_PRUNED_ROWS, m, length, rank, j)?;
     // The enumeration's cost, from the leaves' shapes alone, before any leaf is checked.
     let per_chirotope: u64 = (j.leaves.iter().flat_map(|l| &l.relations))
         .map(|rel| {
@@ -276,34 +274,7 @@ pub fn check_chirotope_cover(
              the format ({MAX_COVER_READS})"
         ));
     }
-    // Each leaf: its sign patterns (checked shapes, forest, certificate).
-    let mut patterns: Vec<Vec<Vec<i8>>> = Vec::with_capacity(j.leaves.len());
-    let mut previous: Option<Vec<(Vec<u32>, Vec<u32>)>> = None;
-    for (idx, leaf) in j.leaves.iter().enumerate() {
-        let key: Vec<(Vec<u32>, Vec<u32>)> = leaf
-            .relations
-            .iter()
-            .map(|r| (r.positive.clone(), r.negative.clone()))
-            .collect();
-        if previous.as_ref().is_some_and(|p| *p >= key) {
-            return Err(format!(
-                "leaf {idx}: leaves must be strictly increasing by their relations"
-            ));
-        }
-        previous = Some(key);
-        let xs = leaf_patterns(k, leaf).map_err(|e| format!("leaf {idx}: {e}"))?;
-        let support: Vec<u32> = (0..k as u32)
-            .filter(|&i| xs.iter().any(|x| x[i as usize] != 0))
-            .collect();
-        if leaf.case != support {
-            return Err(format!(
-                "leaf {idx}: its case must list the queries of its relations, {support:?}"
-            ));
-        }
-        check_relations_and_certificate(m, length, &j.queries, &xs, leaf)
-            .map_err(|e| format!("leaf {idx}: {e}"))?;
-        patterns.push(xs);
-    }
+    let patterns = cover_leaves(m, length, k, j)?;
     let tests: Vec<Vec<VectorTest>> = patterns
         .iter()
         .map(|xs| xs.iter().map(|x| VectorTest::new(r, k, x)).collect())
@@ -335,6 +306,77 @@ pub fn check_chirotope_cover(
             case_label(&ch)
         ))
     })
+}
+
+/// The leaves of a cover, in either form: strictly increasing by their relations, each with its
+/// case (the queries of its relations), relations (shapes, forest) and Motzkin certificate
+/// checked. Returns each leaf's sign patterns.
+fn cover_leaves(
+    m: u32,
+    length: u32,
+    k: usize,
+    j: &CaseTreeJson,
+) -> Result<Vec<Vec<Vec<i8>>>, String> {
+    if j.leaves.is_empty() || j.leaves.len() > MAX_COVER_LEAVES {
+        return Err(format!(
+            "a chirotope cover lists 1..={MAX_COVER_LEAVES} leaves, found {}",
+            j.leaves.len()
+        ));
+    }
+    let mut patterns: Vec<Vec<Vec<i8>>> = Vec::with_capacity(j.leaves.len());
+    let mut previous: Option<Vec<(Vec<u32>, Vec<u32>)>> = None;
+    for (idx, leaf) in j.leaves.iter().enumerate() {
+        let key: Vec<(Vec<u32>, Vec<u32>)> = leaf
+            .relations
+            .iter()
+            .map(|r| (r.positive.clone(), r.negative.clone()))
+            .collect();
+        if previous.as_ref().is_some_and(|p| *p >= key) {
+            return Err(format!(
+                "leaf {idx}: leaves must be strictly increasing by their relations"
+            ));
+        }
+        previous = Some(key);
+        let xs = leaf_patterns(k, leaf).map_err(|e| format!("leaf {idx}: {e}"))?;
+        let support: Vec<u32> = (0..k as u32)
+            .filter(|&i| xs.iter().any(|x| x[i as usize] != 0))
+            .collect();
+        if leaf.case != support {
+            return Err(format!(
+                "leaf {idx}: its case must list the queries of its relations, {support:?}"
+            ));
+        }
+        check_relations_and_certificate(m, length, &j.queries, &xs, leaf)
+            .map_err(|e| format!("leaf {idx}: {e}"))?;
+        patterns.push(xs);
+    }
+    Ok(patterns)
+}
+
+/// Most queries a cover with a clausal refutation may name (rank 5 on 13 queries has 1,287
+/// signs and about 961,000 axiom clauses).
+pub const MAX_CLAUSAL_ROWS: usize = 13;
+
+/// Checks a chirotope cover whose coverage is proved by a refutation of its clausal form
+/// (`crate::clausal`, `docs/PROOFS.md` section 12.10) instead of an enumeration: the leaves as in
+/// [`check_chirotope_cover`], each relation a circuit (`r + 1` queries); then the checker builds
+/// the formula itself from `r`, `k` and the leaves and replays the proof.
+fn check_clausal_cover(
+    m: u32,
+    length: u32,
+    rank: u64,
+    j: &CaseTreeJson,
+    proof: &[ProofStepJson],
+) -> Result<(), String> {
+    let (r, k) = check_header("cover", MAX_CLAUSAL_ROWS, m, length, rank, j)?;
+    let patterns = cover_leaves(m, length, k, j)?;
+    let mut cnf = chirotope_formula(r, k);
+    for (idx, xs) in patterns.iter().enumerate() {
+        let clauses = leaf_clauses(r, k, xs).map_err(|e| format!("leaf {idx}: {e}"))?;
+        cnf.clauses.extend(clauses);
+    }
+    check_refutation(&cnf, proof)
+        .map_err(|e| format!("the refutation of the cover's clausal form: {e}"))
 }
 
 /// The sign patterns of a leaf's relations (both sides nonempty, increasing, disjoint, indices

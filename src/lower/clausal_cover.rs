@@ -1,0 +1,116 @@
+//! Chirotope covers proved by a refutation instead of an enumeration (cases
+//! `"chirotope-cover"` with a `proof`; `docs/PROOFS.md` section 12.10), for sets of queries too
+//! large for the checker to list their chirotopes.
+//!
+//! The LP closes what circuit splits it can; the formula of `crate::clausal` says "some
+//! chirotope of the list has none of the closed splits as a circuit"; the SAT solver
+//! ([`super::sat`]) either finds such a chirotope (the set does not close by circuits) or
+//! refutes the formula. The refutation is trimmed to the steps the empty clause needs, the
+//! leaves to the closed splits it names, and the proof renumbered for the smaller formula.
+
+use super::chirotope::{leaf_in_set, solve_splits, splits_of_sizes, SplitCache};
+use super::sat::{renumber, solve, trim, Outcome};
+use crate::cert::format::CaseTreeJson;
+use crate::clausal::{chirotope_formula, leaf_clauses};
+
+/// Conflicts after which the SAT search gives up (the prism of `m = 6` needs a few thousand).
+pub const MAX_CONFLICTS: u64 = 50_000_000;
+
+/// What [`clausal_cover`] finds for a set of queries.
+#[derive(Clone, Debug)]
+pub enum ClausalCover {
+    /// Every chirotope has a closed circuit: the cover, with its refutation.
+    Proved(CaseTreeJson),
+    /// A chirotope of the list (its signs, lexicographic `rank`-subsets) none of whose
+    /// circuits is closed.
+    Open(Vec<i8>),
+}
+
+/// The outcome, the number of circuit splits and how many of them close.
+pub type ClausalReport = (ClausalCover, usize, usize);
+
+/// The sign pattern of the split `(s, p)` of `k` queries: `+1` on `p`, `-1` on the rest of `s`.
+fn pattern(k: usize, s: u32, p: u32) -> Vec<i8> {
+    (0..k)
+        .map(|i| match (s >> i & 1, p >> i & 1) {
+            (0, _) => 0,
+            (_, 1) => 1,
+            _ => -1,
+        })
+        .collect()
+}
+
+/// Decides whether the closed circuit splits of `rows` cover every chirotope of rank `rank`
+/// (splits solved with `cache` when given; the leaves of a proof are solved again without it).
+pub fn clausal_cover(
+    m: u32,
+    rows: &[u64],
+    rank: usize,
+    cache: Option<&SplitCache>,
+) -> Result<ClausalReport, String> {
+    let k = rows.len();
+    let splits = solve_splits(m, rows, splits_of_sizes(k, rank + 1..=rank + 1), cache)?;
+    // The leaves in the certificate's order: increasing by (positive, negative) queries.
+    let mut closed: Vec<(Vec<i8>, (u32, u32))> = (splits.iter())
+        .filter(|(_, v)| v.is_closed())
+        .map(|(&(s, p), _)| (pattern(k, s, p), (s, p)))
+        .collect();
+    let key = |x: &[i8]| {
+        let side = |v: i8| {
+            (0..k as u32)
+                .filter(|&i| x[i as usize] == v)
+                .collect::<Vec<_>>()
+        };
+        (side(1), side(-1))
+    };
+    closed.sort_by_key(|(x, _)| key(x));
+    let mut cnf = chirotope_formula(rank, k);
+    let axioms = cnf.clauses.len();
+    // Per leaf, the identifiers of its clauses.
+    let mut ranges = Vec::with_capacity(closed.len());
+    for (x, _) in &closed {
+        let first = cnf.clauses.len() as u64 + 1;
+        cnf.clauses
+            .extend(leaf_clauses(rank, k, std::slice::from_ref(x))?);
+        ranges.push(first..cnf.clauses.len() as u64 + 1);
+    }
+    let n_splits = splits.len();
+    let steps = match solve(cnf.vars, &cnf.clauses, MAX_CONFLICTS)? {
+        Outcome::Satisfied(model) => {
+            let signs = model.iter().map(|&b| if b { 1 } else { -1 }).collect();
+            return Ok((ClausalCover::Open(signs), n_splits, closed.len()));
+        }
+        Outcome::Refuted(steps) => steps,
+    };
+    let (mut steps, used) = trim(cnf.clauses.len(), &steps);
+    let keep: Vec<usize> = (0..closed.len())
+        .filter(|&i| used.iter().any(|h| ranges[i].contains(h)))
+        .collect();
+    // Old identifier -> new: axioms stay, the kept leaves' clauses close up behind them.
+    let mut new_id = vec![0u64; cnf.clauses.len() + 1];
+    for (h, id) in new_id.iter_mut().enumerate().take(axioms + 1).skip(1) {
+        *id = h as u64;
+    }
+    let mut next = axioms as u64 + 1;
+    for &i in &keep {
+        for h in ranges[i].clone() {
+            new_id[h as usize] = next;
+            next += 1;
+        }
+    }
+    renumber(&mut steps, cnf.clauses.len(), next as usize - 1, |h| {
+        new_id[h as usize]
+    });
+    let wanted: Vec<(u32, u32)> = keep.iter().map(|&i| closed[i].1).collect();
+    let solved = solve_splits(m, rows, wanted.clone(), None)?;
+    let leaves = (wanted.iter())
+        .map(|&(s, p)| leaf_in_set(k, s, p, solved.get(&(s, p))))
+        .collect::<Result<Vec<_>, String>>()?;
+    let tree = CaseTreeJson {
+        cases: "chirotope-cover".into(),
+        queries: rows.to_vec(),
+        leaves,
+        proof: Some(steps),
+    };
+    Ok((ClausalCover::Proved(tree), n_splits, closed.len()))
+}

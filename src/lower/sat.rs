@@ -1,0 +1,591 @@
+//! A small CDCL SAT solver that writes every refutation as a proof with hints (solver side).
+//!
+//! Its proofs are the format the checker replays (`crate::clausal::check_refutation`): each
+//! learned clause is a step whose hints are the clauses that derive it by unit propagation, in
+//! the order they propagate. They come straight from conflict analysis: the reasons of the
+//! literals resolved at the conflict level, the reasons of the level-0 literals the derivation
+//! reads (and of those their reasons read), in trail order, and the conflicting clause last.
+//! First unique implication point learning, activity-based decisions with saved phases, Luby
+//! restarts; no clause deletion (the formulas here have at most a few thousand variables).
+//! Deterministic: the same formula gives the same proof.
+
+use crate::cert::format::ProofStepJson;
+
+/// What [`solve`] finds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Unsatisfiable, with a refutation (the last step is the empty clause).
+    Refuted(Vec<ProofStepJson>),
+    /// Satisfiable: the value of variable `v` at index `v - 1`.
+    Satisfied(Vec<bool>),
+}
+
+/// Literal codes: `2 (v - 1)` for `+v`, `2 (v - 1) + 1` for `-v`.
+fn code(l: i32) -> usize {
+    2 * (l.unsigned_abs() as usize - 1) + usize::from(l < 0)
+}
+
+/// The DIMACS literal of a code.
+fn dimacs(c: usize) -> i32 {
+    let v = (c / 2 + 1) as i32;
+    if c & 1 == 0 {
+        v
+    } else {
+        -v
+    }
+}
+
+/// The search state.
+struct Solver {
+    clauses: Vec<Vec<usize>>,
+    /// Clauses watching each literal code (visited when it becomes false).
+    watches: Vec<Vec<usize>>,
+    /// Per variable: 1 true, -1 false, 0 unset.
+    assign: Vec<i8>,
+    level: Vec<usize>,
+    reason: Vec<usize>,
+    position: Vec<usize>,
+    trail: Vec<usize>,
+    trail_lim: Vec<usize>,
+    head: usize,
+    activity: Vec<f64>,
+    bump: f64,
+    phase: Vec<bool>,
+    steps: Vec<ProofStepJson>,
+}
+
+/// No reason: a decision.
+const DECISION: usize = usize::MAX;
+
+impl Solver {
+    fn value(&self, c: usize) -> i8 {
+        let a = self.assign[c / 2];
+        if c & 1 == 0 {
+            a
+        } else {
+            -a
+        }
+    }
+
+    fn enqueue(&mut self, c: usize, reason: usize) {
+        let v = c / 2;
+        self.assign[v] = if c & 1 == 0 { 1 } else { -1 };
+        self.level[v] = self.trail_lim.len();
+        self.reason[v] = reason;
+        self.position[v] = self.trail.len();
+        self.trail.push(c);
+    }
+
+    /// Adds a clause (literals deduplicated, at least two, first two watched); returns its index.
+    fn attach(&mut self, lits: Vec<usize>) -> usize {
+        let idx = self.clauses.len();
+        if lits.len() >= 2 {
+            self.watches[lits[0]].push(idx);
+            self.watches[lits[1]].push(idx);
+        }
+        self.clauses.push(lits);
+        idx
+    }
+
+    /// Unit propagation; the index of a conflicting clause, if any.
+    fn propagate(&mut self) -> Option<usize> {
+        while self.head < self.trail.len() {
+            let falsified = self.trail[self.head] ^ 1;
+            self.head += 1;
+            let mut ws = std::mem::take(&mut self.watches[falsified]);
+            let (mut i, mut j) = (0, 0);
+            let mut conflict = None;
+            while i < ws.len() {
+                let ci = ws[i];
+                i += 1;
+                let c = &mut self.clauses[ci];
+                if c[0] == falsified {
+                    c.swap(0, 1);
+                }
+                let first = c[0];
+                if self.value(first) == 1 {
+                    ws[j] = ci;
+                    j += 1;
+                    continue;
+                }
+                let c = &self.clauses[ci];
+                let free = (2..c.len()).find(|&k| self.value(c[k]) != -1);
+                if let Some(k) = free {
+                    let c = &mut self.clauses[ci];
+                    c.swap(1, k);
+                    let w = c[1];
+                    self.watches[w].push(ci);
+                    continue;
+                }
+                ws[j] = ci;
+                j += 1;
+                if self.value(first) == -1 {
+                    conflict = Some(ci);
+                    while i < ws.len() {
+                        ws[j] = ws[i];
+                        i += 1;
+                        j += 1;
+                    }
+                } else {
+                    self.enqueue(first, ci);
+                }
+            }
+            ws.truncate(j);
+            self.watches[falsified] = ws;
+            if conflict.is_some() {
+                return conflict;
+            }
+        }
+        None
+    }
+
+    /// The level-0 variables that `start` reads and, recursively, those their reasons read,
+    /// added to `out` as `(trail position, reason)`.
+    fn level0_closure(&self, start: &[usize], seen0: &mut [bool], out: &mut Vec<(usize, usize)>) {
+        let mut stack: Vec<usize> = start.to_vec();
+        while let Some(v) = stack.pop() {
+            if self.level[v] != 0 || seen0[v] {
+                continue;
+            }
+            seen0[v] = true;
+            let r = self.reason[v];
+            out.push((self.position[v], r));
+            stack.extend(self.clauses[r].iter().map(|&c| c / 2).filter(|&u| u != v));
+        }
+    }
+
+    /// Hints in trail order, the conflicting clause last (identifiers are indices plus one).
+    fn hints(mut used: Vec<(usize, usize)>, conflict: usize) -> Vec<u64> {
+        used.sort_unstable();
+        used.dedup();
+        let mut h: Vec<u64> = used.iter().map(|&(_, r)| r as u64 + 1).collect();
+        h.push(conflict as u64 + 1);
+        h
+    }
+
+    /// Records a step (a learned clause with its hints).
+    fn record(&mut self, lits: &[usize], hints: Vec<u64>) {
+        self.steps.push(ProofStepJson {
+            clause: lits.iter().map(|&c| dimacs(c)).collect(),
+            hints,
+        });
+    }
+
+    /// The final step: a conflict at level 0 derives the empty clause.
+    fn refute(&mut self, conflict: usize) {
+        let vars: Vec<usize> = self.clauses[conflict].iter().map(|&c| c / 2).collect();
+        let mut seen0 = vec![false; self.assign.len()];
+        let mut used = Vec::new();
+        self.level0_closure(&vars, &mut seen0, &mut used);
+        self.record(&[], Self::hints(used, conflict));
+    }
+
+    /// First-UIP analysis of a conflict above level 0: the learned clause (asserting literal
+    /// first) and its hints.
+    fn analyze(&mut self, conflict: usize) -> (Vec<usize>, Vec<u64>) {
+        let nv = self.assign.len();
+        let current = self.trail_lim.len();
+        let mut seen = vec![false; nv];
+        let mut seen0 = vec![false; nv];
+        let mut level0 = Vec::new();
+        let mut used: Vec<(usize, usize)> = Vec::new();
+        let mut learnt = vec![usize::MAX];
+        let mut pending = 0usize;
+        let mut idx = self.trail.len();
+        let mut clause = conflict;
+        let mut implied: Option<usize> = None;
+        loop {
+            for k in 0..self.clauses[clause].len() {
+                let c = self.clauses[clause][k];
+                let v = c / 2;
+                if Some(v) == implied || seen[v] {
+                    continue;
+                }
+                if self.level[v] == 0 {
+                    level0.push(v);
+                    continue;
+                }
+                seen[v] = true;
+                self.activity[v] += self.bump;
+                if self.level[v] == current {
+                    pending += 1;
+                } else {
+                    learnt.push(c);
+                }
+            }
+            loop {
+                idx -= 1;
+                if seen[self.trail[idx] / 2] {
+                    break;
+                }
+            }
+            let p = self.trail[idx];
+            let v = p / 2;
+            seen[v] = false;
+            pending -= 1;
+            if pending == 0 {
+                learnt[0] = p ^ 1;
+                break;
+            }
+            clause = self.reason[v];
+            used.push((self.position[v], clause));
+            implied = Some(v);
+        }
+        self.level0_closure(&level0, &mut seen0, &mut used);
+        if self.activity.iter().any(|&a| a > 1e100) {
+            for a in &mut self.activity {
+                *a *= 1e-100;
+            }
+            self.bump *= 1e-100;
+        }
+        self.bump /= 0.95;
+        (learnt, Self::hints(used, conflict))
+    }
+
+    fn backtrack(&mut self, level: usize) {
+        if self.trail_lim.len() <= level {
+            return;
+        }
+        let keep = self.trail_lim[level];
+        for &c in &self.trail[keep..] {
+            let v = c / 2;
+            self.phase[v] = c & 1 == 0;
+            self.assign[v] = 0;
+        }
+        self.trail.truncate(keep);
+        self.trail_lim.truncate(level);
+        self.head = keep;
+    }
+
+    /// The unset variable of greatest activity (the smallest on ties), as its saved phase.
+    fn decide(&self) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for v in 0..self.assign.len() {
+            if self.assign[v] == 0 && best.is_none_or(|b| self.activity[v] > self.activity[b]) {
+                best = Some(v);
+            }
+        }
+        best.map(|v| 2 * v + usize::from(!self.phase[v]))
+    }
+}
+
+/// The `i`-th term (from 1) of the Luby sequence 1, 1, 2, 1, 1, 2, 4, ...
+fn luby(i: u64) -> u64 {
+    let mut k = 1u32;
+    while (1u64 << k) - 1 < i {
+        k += 1;
+    }
+    if (1u64 << k) - 1 == i {
+        1 << (k - 1)
+    } else {
+        luby(i - (1u64 << (k - 1)) + 1)
+    }
+}
+
+/// Decides the formula `clauses` over variables `1..=vars` (DIMACS literals). A refutation's
+/// steps are numbered after the formula's clauses, as the checker numbers them. Fails after
+/// `max_conflicts` conflicts, or on a literal out of range.
+pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Outcome, String> {
+    let mut s = Solver {
+        clauses: Vec::with_capacity(clauses.len()),
+        watches: vec![Vec::new(); 2 * vars],
+        assign: vec![0; vars],
+        level: vec![0; vars],
+        reason: vec![DECISION; vars],
+        position: vec![0; vars],
+        trail: Vec::new(),
+        trail_lim: Vec::new(),
+        head: 0,
+        activity: vec![0.0; vars],
+        bump: 1.0,
+        phase: vec![false; vars],
+        steps: Vec::new(),
+    };
+    let mut units = Vec::new();
+    for (i, c) in clauses.iter().enumerate() {
+        if let Some(&l) = c
+            .iter()
+            .find(|&&l| l == 0 || l.unsigned_abs() as usize > vars)
+        {
+            return Err(format!("clause {}: literal {l} out of range", i + 1));
+        }
+        let mut lits: Vec<usize> = c.iter().map(|&l| code(l)).collect();
+        lits.sort_unstable();
+        lits.dedup();
+        let tautology = lits.windows(2).any(|w| w[0] ^ 1 == w[1]);
+        if lits.is_empty() {
+            s.record(&[], vec![i as u64 + 1]);
+            return Ok(Outcome::Refuted(s.steps));
+        }
+        if lits.len() == 1 {
+            units.push(s.clauses.len());
+        }
+        if tautology {
+            // Never propagates: kept for the numbering only.
+            s.clauses.push(lits);
+        } else {
+            s.attach(lits);
+        }
+    }
+    for u in units {
+        let c = s.clauses[u][0];
+        match s.value(c) {
+            1 => {}
+            -1 => {
+                s.refute(u);
+                return Ok(Outcome::Refuted(s.steps));
+            }
+            _ => s.enqueue(c, u),
+        }
+    }
+    let (mut conflicts, mut restarts, mut until_restart) = (0u64, 1u64, 100u64);
+    loop {
+        if let Some(conflict) = s.propagate() {
+            if s.trail_lim.is_empty() {
+                s.refute(conflict);
+                return Ok(Outcome::Refuted(s.steps));
+            }
+            conflicts += 1;
+            if conflicts > max_conflicts {
+                return Err(format!(
+                    "the SAT search stopped after {max_conflicts} conflicts"
+                ));
+            }
+            let (mut learnt, hints) = s.analyze(conflict);
+            // The second watch: a literal of the highest level below the current one.
+            let back = if learnt.len() == 1 {
+                0
+            } else {
+                let k = (1..learnt.len())
+                    .max_by_key(|&k| (s.level[learnt[k] / 2], std::cmp::Reverse(k)))
+                    .unwrap_or(1);
+                learnt.swap(1, k);
+                s.level[learnt[1] / 2]
+            };
+            s.record(&learnt, hints);
+            s.backtrack(back);
+            let asserting = learnt[0];
+            let idx = s.attach(learnt);
+            s.enqueue(asserting, idx);
+            until_restart -= 1;
+            if until_restart == 0 {
+                restarts += 1;
+                until_restart = 100 * luby(restarts);
+                s.backtrack(0);
+            }
+        } else {
+            match s.decide() {
+                Some(c) => {
+                    s.trail_lim.push(s.trail.len());
+                    s.enqueue(c, DECISION);
+                }
+                None => {
+                    return Ok(Outcome::Satisfied(
+                        s.assign.iter().map(|&a| a > 0).collect(),
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// Keeps only the steps the last one (the empty clause) depends on, renumbered: a step's
+/// identifier is `axioms` plus its place among the kept steps, plus one. Returns the steps and
+/// the identifiers of the formula's clauses that some kept step names.
+pub fn trim(axioms: usize, steps: &[ProofStepJson]) -> (Vec<ProofStepJson>, Vec<u64>) {
+    let n = axioms as u64;
+    let mut needed = vec![false; steps.len()];
+    if let Some(last) = needed.last_mut() {
+        *last = true;
+    }
+    for s in (0..steps.len()).rev() {
+        if needed[s] {
+            for &h in &steps[s].hints {
+                if h > n {
+                    needed[(h - n - 1) as usize] = true;
+                }
+            }
+        }
+    }
+    let mut new_id = vec![0u64; steps.len()];
+    let mut kept = Vec::new();
+    let mut used = std::collections::BTreeSet::new();
+    for (s, step) in steps.iter().enumerate() {
+        if !needed[s] {
+            continue;
+        }
+        new_id[s] = n + kept.len() as u64 + 1;
+        let hints = (step.hints.iter())
+            .map(|&h| {
+                if h > n {
+                    new_id[(h - n - 1) as usize]
+                } else {
+                    used.insert(h);
+                    h
+                }
+            })
+            .collect();
+        kept.push(ProofStepJson {
+            clause: step.clause.clone(),
+            hints,
+        });
+    }
+    (kept, used.into_iter().collect())
+}
+
+/// Renumbers a refutation for a formula whose clauses were renumbered: formula clause `h`
+/// (`h <= axioms`) becomes `map(h)`, and step identifiers move from after `axioms` clauses to
+/// after `new_axioms`.
+pub fn renumber(
+    steps: &mut [ProofStepJson],
+    axioms: usize,
+    new_axioms: usize,
+    map: impl Fn(u64) -> u64,
+) {
+    let (n, m) = (axioms as u64, new_axioms as u64);
+    for step in steps {
+        for h in &mut step.hints {
+            *h = if *h > n { *h - n + m } else { map(*h) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clausal::{check_refutation, Cnf};
+
+    /// Pigeonhole: `p` pigeons in `p - 1` holes (unsatisfiable).
+    fn pigeonhole(p: usize) -> Cnf {
+        let h = p - 1;
+        let var = |i: usize, j: usize| (i * h + j + 1) as i32;
+        let mut clauses: Vec<Vec<i32>> = (0..p)
+            .map(|i| (0..h).map(|j| var(i, j)).collect())
+            .collect();
+        for j in 0..h {
+            for a in 0..p {
+                for b in a + 1..p {
+                    clauses.push(vec![-var(a, j), -var(b, j)]);
+                }
+            }
+        }
+        Cnf {
+            vars: p * h,
+            clauses,
+        }
+    }
+
+    /// A deterministic pseudo-random 3-CNF.
+    fn random_3cnf(vars: usize, count: usize, seed: u64) -> Cnf {
+        let mut x = seed;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let clauses = (0..count)
+            .map(|_| {
+                (0..3)
+                    .map(|_| {
+                        let v = (next() % vars as u64) as i32 + 1;
+                        if next() % 2 == 0 {
+                            v
+                        } else {
+                            -v
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Cnf { vars, clauses }
+    }
+
+    fn satisfies(cnf: &Cnf, model: &[bool]) -> bool {
+        cnf.clauses.iter().all(|c| {
+            c.iter()
+                .any(|&l| model[l.unsigned_abs() as usize - 1] == (l > 0))
+        })
+    }
+
+    /// Brute force over every assignment (the reference).
+    fn satisfiable(cnf: &Cnf) -> bool {
+        (0u64..1 << cnf.vars).any(|bits| {
+            let model: Vec<bool> = (0..cnf.vars).map(|v| bits >> v & 1 == 1).collect();
+            satisfies(cnf, &model)
+        })
+    }
+
+    #[test]
+    fn pigeonhole_refutations_replay_and_trim() {
+        for p in 2..=6 {
+            let cnf = pigeonhole(p);
+            let Ok(Outcome::Refuted(steps)) = solve(cnf.vars, &cnf.clauses, 1 << 20) else {
+                panic!("pigeonhole {p} not refuted");
+            };
+            check_refutation(&cnf, &steps).unwrap();
+            let (kept, used) = trim(cnf.clauses.len(), &steps);
+            assert!(kept.len() <= steps.len() && !used.is_empty());
+            check_refutation(&cnf, &kept).unwrap();
+        }
+    }
+
+    #[test]
+    fn agrees_with_brute_force_on_random_formulas() {
+        let (mut refuted, mut satisfied) = (0, 0);
+        for seed in 1..=120u64 {
+            let cnf = random_3cnf(12, 40 + (seed % 30) as usize, seed);
+            match solve(cnf.vars, &cnf.clauses, 1 << 20).unwrap() {
+                Outcome::Refuted(steps) => {
+                    assert!(
+                        !satisfiable(&cnf),
+                        "seed {seed}: refuted a satisfiable formula"
+                    );
+                    check_refutation(&cnf, &steps).unwrap();
+                    let (kept, _) = trim(cnf.clauses.len(), &steps);
+                    check_refutation(&cnf, &kept).unwrap();
+                    refuted += 1;
+                }
+                Outcome::Satisfied(model) => {
+                    assert!(satisfies(&cnf, &model), "seed {seed}: wrong model");
+                    satisfied += 1;
+                }
+            }
+        }
+        assert!(
+            refuted > 10 && satisfied > 10,
+            "{refuted} refuted, {satisfied} satisfied"
+        );
+    }
+
+    #[test]
+    fn renumbering_after_dropping_clauses_keeps_the_proof_valid() {
+        // Pigeonhole 4 behind three clauses of fresh variables, each variable in one clause
+        // only: no conflict reads them, so the trimmed proof names none, and after dropping
+        // them and renumbering it replays on the pigeonhole formula alone.
+        let core = pigeonhole(4);
+        let v = core.vars as i32;
+        let mut clauses = vec![vec![v + 1, v + 2], vec![v + 3, v + 4], vec![v + 5, v + 6]];
+        clauses.extend(core.clauses.iter().cloned());
+        let padded = Cnf {
+            vars: core.vars + 6,
+            clauses,
+        };
+        let Ok(Outcome::Refuted(steps)) = solve(padded.vars, &padded.clauses, 1 << 20) else {
+            panic!("not refuted");
+        };
+        let (mut kept, used) = trim(padded.clauses.len(), &steps);
+        assert!(used.iter().all(|&h| h > 3), "{used:?}");
+        renumber(&mut kept, padded.clauses.len(), core.clauses.len(), |h| {
+            h - 3
+        });
+        let core = Cnf {
+            vars: padded.vars,
+            clauses: core.clauses,
+        };
+        check_refutation(&core, &kept).unwrap();
+        // Not renumbered, the same steps name the wrong clauses.
+        let (unmoved, _) = trim(padded.clauses.len(), &steps);
+        assert!(check_refutation(&core, &unmoved).is_err());
+    }
+}

@@ -1,0 +1,162 @@
+//! Chirotope covers proved by refutation (`src/lower/clausal_cover.rs`): the prism of `m = 6`
+//! refutes rank 3, the checker accepts the certificate and rejects tampered copies, and on sets
+//! small enough to enumerate the refutation agrees with the enumeration.
+#![cfg(feature = "solver")]
+
+use nkrank::cert::format::{CaseTreeJson, CertificateFile, KIND_CASE_TREE};
+use nkrank::check::{check, CheckOptions};
+use nkrank::chirotope::chirotopes;
+use nkrank::lower::chirotope::cover_search;
+use nkrank::lower::clausal_cover::{clausal_cover, ClausalCover};
+use nkrank::lower::runs::binary_tokens;
+
+/// The triangular prism: two triangles on coordinates 0..3 and 3..6 joined by a matching.
+const PRISM: &str = "000011,000101,000110,011000,101000,110000,001001,010010,100100";
+
+fn envelope(m: u32, rank: u64, tree: CaseTreeJson) -> CertificateFile {
+    CertificateFile {
+        format: "nkrank-certificate".into(),
+        version: 1,
+        kind: KIND_CASE_TREE.into(),
+        m,
+        length: 3,
+        claim: nkrank::cert::Claim {
+            bound: "lower".into(),
+            rank,
+        },
+        provenance: None,
+        model: None,
+        multipliers: None,
+        ratio: None,
+        fooling: None,
+        case_tree: Some(tree),
+        pairs_rule: None,
+    }
+}
+
+fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
+    match clausal_cover(m, rows, rank, None).unwrap().0 {
+        ClausalCover::Proved(tree) => tree,
+        ClausalCover::Open(signs) => panic!("open chirotope {signs:?}"),
+    }
+}
+
+fn tree(c: &mut CertificateFile) -> &mut CaseTreeJson {
+    c.case_tree.as_mut().unwrap()
+}
+
+fn assert_rejected(good: &CertificateFile, what: &str, f: &dyn Fn(&mut CertificateFile)) {
+    let mut c = good.clone();
+    f(&mut c);
+    let verdict = check(&c, CheckOptions::default());
+    assert!(verdict.is_err(), "accepted: {what}");
+}
+
+#[test]
+fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
+    let rows = binary_tokens(PRISM).unwrap();
+    let good = envelope(6, 4, proved(6, &rows, 3));
+    check(&good, CheckOptions::default()).unwrap();
+    let proof_len = good
+        .case_tree
+        .as_ref()
+        .unwrap()
+        .proof
+        .as_ref()
+        .unwrap()
+        .len();
+    assert!(proof_len > 1);
+    assert_rejected(&good, "a claim one higher", &|c| c.claim.rank = 5);
+    assert_rejected(&good, "a leaf dropped", &|c| {
+        tree(c).leaves.remove(0);
+    });
+    assert_rejected(&good, "the first leaf's sides swapped", &|c| {
+        let rel = &mut tree(c).leaves[0].relations[0];
+        std::mem::swap(&mut rel.positive, &mut rel.negative);
+    });
+    assert_rejected(&good, "the last step dropped", &|c| {
+        tree(c).proof.as_mut().unwrap().pop();
+    });
+    assert_rejected(&good, "a hint changed", &|c| {
+        let steps = tree(c).proof.as_mut().unwrap();
+        let h = &mut steps[proof_len / 2].hints[0];
+        *h += 1;
+    });
+    assert_rejected(&good, "a lemma's literal negated", &|c| {
+        let steps = tree(c).proof.as_mut().unwrap();
+        let l = &mut steps[0].clause[0];
+        *l = -*l;
+    });
+    assert_rejected(&good, "an empty proof", &|c| {
+        tree(c).proof = Some(Vec::new());
+    });
+    assert_rejected(&good, "a query changed", &|c| {
+        tree(c).queries[8] = 0b100001;
+    });
+    assert_rejected(&good, "a proof on a split tree", &|c| {
+        tree(c).cases = "splits".into();
+    });
+    // Without its proof the cover is checked by enumeration, which cannot list the prism's
+    // chirotopes within the format's budget.
+    assert_rejected(&good, "the proof removed", &|c| {
+        tree(c).proof = None;
+    });
+}
+
+#[test]
+fn refutations_agree_with_the_enumeration_on_small_sets() {
+    // Rank 3 at m = 6: sets of 5 to 7 weight-2 queries (no circuit cover closes them; the
+    // solver's open chirotope must be listed and escape every closed circuit), and rank 3 at
+    // m = 8 on four disjoint pairs (every split closes).
+    let cases: [(u32, &str, usize); 4] = [
+        (6, "000011,000110,001100,011000,110000", 3),
+        (6, "000011,000110,001100,011000,110000,100001", 3),
+        (6, "000011,000101,000110,011000,101000,110000,001001", 3),
+        (8, "00000011,00001100,00110000,11000000", 3),
+    ];
+    let (mut refuted, mut open) = (0, 0);
+    for (m, family, rank) in cases {
+        let rows = binary_tokens(family).unwrap();
+        let k = rows.len();
+        let rep = cover_search(m, &rows, rank, false, None).unwrap();
+        let (outcome, n_splits, n_closed) = clausal_cover(m, &rows, rank, None).unwrap();
+        assert_eq!(n_splits, rep.splits.len(), "{family}");
+        assert_eq!(
+            n_closed,
+            rep.splits.values().filter(|v| v.is_closed()).count()
+        );
+        match outcome {
+            ClausalCover::Proved(tree) => {
+                assert_eq!(
+                    rep.uncovered, 0,
+                    "{family}: refuted, but the enumeration is open"
+                );
+                check(&envelope(m, rank as u64 + 1, tree), CheckOptions::default()).unwrap();
+                refuted += 1;
+            }
+            ClausalCover::Open(signs) => {
+                assert!(
+                    rep.uncovered > 0,
+                    "{family}: open, but the enumeration covers all"
+                );
+                let listed = chirotopes(rank, k).unwrap();
+                let flip = signs[0];
+                let normal: Vec<i8> = signs.iter().map(|s| s * flip).collect();
+                let ch = listed
+                    .iter()
+                    .find(|c| c.signs == normal)
+                    .expect("the open chirotope is listed");
+                for (set, sg) in ch.circuits() {
+                    let split = nkrank::lower::chirotope::circuit_split(&set, &sg);
+                    let closed = rep.splits.get(&split).is_some_and(|v| v.is_closed());
+                    assert!(
+                        !closed,
+                        "{family}: circuit {set:?} of the open chirotope closes"
+                    );
+                }
+                open += 1;
+            }
+        }
+    }
+    assert_eq!((refuted, open), (1, 3));
+}
