@@ -371,6 +371,19 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 /// Candidate query sets of a chirotope search, in a fixed order (the same in every shard).
 pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u64>>, String> {
     Ok(match family {
+        // A row set of the case trees names at most `MAX_ROWS` queries; larger graphs come from
+        // the row-set enumeration of graph classes.
+        "graphs" if k > crate::relation::MAX_ROWS => super::row_sets::graph_classes(m, k)
+            .ok_or_else(|| {
+                format!(
+                    "--family graphs with k > {} queries needs m <= {}",
+                    crate::relation::MAX_ROWS,
+                    super::row_sets::MAX_M_GRAPHS
+                )
+            })?
+            .into_iter()
+            .map(|set| set.into_iter().map(u64::from).collect())
+            .collect(),
         "graphs" => super::case_tree::pair_graph_candidates(m, k),
         "all" => {
             if m > MAX_M_EXHAUSTIVE {
@@ -572,11 +585,8 @@ pub fn chirotopes_run(
             let (outcome, n_splits, n_closed) = clausal_cover(m, rows, rank, Some(&cache))?;
             match outcome {
                 ClausalCover::Proved(tree) => (n_splits, n_closed, 0, Some(tree)),
-                ClausalCover::Open(signs) => {
-                    let negative: Vec<usize> = (0..signs.len()).filter(|&t| signs[t] < 0).collect();
-                    eprintln!("set {idx}: the chirotope with negative subsets {negative:?} has no closed circuit");
-                    (n_splits, n_closed, 1, None)
-                }
+                // The escaping chirotope itself is not printed: 84 to 1,287 signs per set.
+                ClausalCover::Open(_) => (n_splits, n_closed, 1, None),
             }
         } else if cover {
             let rep = super::chirotope::cover_search(m, rows, rank, compositions, Some(&cache))?;
