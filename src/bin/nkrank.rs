@@ -508,7 +508,25 @@ fn parse_m_range_up_to(s: &str, max: u32) -> Result<(u32, u32), String> {
     Ok((a, b))
 }
 
+/// A reader that closes stdout early (`nkrank table | head`) makes the next print fail with a
+/// broken pipe, which `println!` turns into a panic. Like a tool killed by SIGPIPE, leave
+/// quietly with status 141 (128 + SIGPIPE) instead of printing a panic; other panics keep the
+/// default report.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = (info.payload().downcast_ref::<String>().map(String::as_str))
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Solve {
