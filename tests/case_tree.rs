@@ -3,7 +3,7 @@
 //! the m = 5 order tree, and tampered or hostile copies of them.
 #![cfg(feature = "solver")]
 
-use nkrank::cert::format::{CaseTreeJson, CertificateFile, KIND_CASE_TREE};
+use nkrank::cert::format::{CaseTreeJson, CertificateFile};
 use nkrank::cert::io::{certificate_text, read_certificate};
 use nkrank::check::{check, Bound, CheckOptions};
 use nkrank::lower::case_tree::{
@@ -13,6 +13,8 @@ use nkrank::lower::case_tree::{
 use nkrank::lower::unreduced::unreduced_case_margin;
 use nkrank::relation::{orders, splits, RowSet};
 use std::collections::BTreeSet;
+
+mod common;
 
 const OPEN: f64 = 1e-7;
 
@@ -187,24 +189,7 @@ fn m6_certificate() -> CertificateFile {
     let tree = prove(RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap())
         .unwrap()
         .expect("the m = 6 triple closes");
-    CertificateFile {
-        format: "nkrank-certificate".into(),
-        version: 1,
-        kind: KIND_CASE_TREE.into(),
-        m: 6,
-        length: 3,
-        claim: nkrank::cert::Claim {
-            bound: "lower".into(),
-            rank: 3,
-        },
-        provenance: None,
-        model: None,
-        multipliers: None,
-        ratio: None,
-        fooling: None,
-        case_tree: Some(tree),
-        pairs_rule: None,
-    }
+    common::case_tree_certificate(6, 3, tree)
 }
 
 #[test]

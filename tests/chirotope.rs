@@ -15,6 +15,8 @@ use nkrank::lower::case_tree::{
 use nkrank::lower::chirotope::{chirotope_search, chirotope_tree, vectors};
 use nkrank::relation::{splits, RowSet};
 
+mod common;
+
 /// Asserts that the checker rejects `good` changed by `f`.
 fn assert_rejected(good: &CertificateFile, what: &str, f: &dyn Fn(&mut CertificateFile)) {
     let mut c = good.clone();
@@ -26,24 +28,7 @@ fn assert_rejected(good: &CertificateFile, what: &str, f: &dyn Fn(&mut Certifica
 }
 
 fn envelope(m: u32, rank: u64, tree: nkrank::cert::format::CaseTreeJson) -> CertificateFile {
-    CertificateFile {
-        format: "nkrank-certificate".into(),
-        version: 1,
-        kind: KIND_CASE_TREE.into(),
-        m,
-        length: 3,
-        claim: nkrank::cert::Claim {
-            bound: "lower".into(),
-            rank,
-        },
-        provenance: None,
-        model: None,
-        multipliers: None,
-        ratio: None,
-        fooling: None,
-        case_tree: Some(tree),
-        pairs_rule: None,
-    }
+    common::case_tree_certificate(m, rank, tree)
 }
 
 /// Four disjoint pairs at m = 8 close every split, so every chirotope of the four rows (its one

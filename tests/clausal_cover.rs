@@ -3,36 +3,18 @@
 //! small enough to enumerate the refutation agrees with the enumeration.
 #![cfg(feature = "solver")]
 
-use nkrank::cert::format::{CaseTreeJson, CertificateFile, KIND_CASE_TREE};
+use nkrank::cert::format::{CaseTreeJson, CertificateFile};
 use nkrank::check::{check, CheckOptions};
 use nkrank::chirotope::chirotopes;
 use nkrank::lower::chirotope::cover_search;
 use nkrank::lower::clausal_cover::{clausal_cover, ClausalCover};
 use nkrank::lower::runs::binary_tokens;
 
+mod common;
+use common::case_tree_certificate;
+
 /// The triangular prism: two triangles on coordinates 0..3 and 3..6 joined by a matching.
 const PRISM: &str = "000011,000101,000110,011000,101000,110000,001001,010010,100100";
-
-fn envelope(m: u32, rank: u64, tree: CaseTreeJson) -> CertificateFile {
-    CertificateFile {
-        format: "nkrank-certificate".into(),
-        version: 1,
-        kind: KIND_CASE_TREE.into(),
-        m,
-        length: 3,
-        claim: nkrank::cert::Claim {
-            bound: "lower".into(),
-            rank,
-        },
-        provenance: None,
-        model: None,
-        multipliers: None,
-        ratio: None,
-        fooling: None,
-        case_tree: Some(tree),
-        pairs_rule: None,
-    }
-}
 
 fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
     match clausal_cover(m, rows, rank, None).unwrap().0 {
@@ -55,7 +37,7 @@ fn assert_rejected(good: &CertificateFile, what: &str, f: &dyn Fn(&mut Certifica
 #[test]
 fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
     let rows = binary_tokens(PRISM).unwrap();
-    let good = envelope(6, 4, proved(6, &rows, 3));
+    let good = case_tree_certificate(6, 4, proved(6, &rows, 3));
     check(&good, CheckOptions::default()).unwrap();
     let proof_len = good
         .case_tree
@@ -131,7 +113,11 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
                     rep.uncovered, 0,
                     "{family}: refuted, but the enumeration is open"
                 );
-                check(&envelope(m, rank as u64 + 1, tree), CheckOptions::default()).unwrap();
+                check(
+                    &case_tree_certificate(m, rank as u64 + 1, tree),
+                    CheckOptions::default(),
+                )
+                .unwrap();
                 refuted += 1;
             }
             ClausalCover::Open(signs) => {

@@ -731,6 +731,34 @@ pub fn pairs_rule_certificate(m: u32) -> Result<crate::cert::CertificateFile, St
     })
 }
 
+/// A lower-bound certificate of kind `case-tree` (`N = 3`) claiming `r*(m, 3) >= rank` by
+/// `tree`, with its provenance when it has one.
+pub fn case_tree_file(
+    m: u32,
+    rank: u64,
+    tree: CaseTreeJson,
+    provenance: Option<crate::cert::format::Provenance>,
+) -> crate::cert::CertificateFile {
+    crate::cert::CertificateFile {
+        format: crate::cert::FORMAT_NAME.into(),
+        version: crate::cert::FORMAT_VERSION,
+        kind: crate::cert::format::KIND_CASE_TREE.into(),
+        m,
+        length: 3,
+        claim: crate::cert::Claim {
+            bound: "lower".into(),
+            rank,
+        },
+        provenance,
+        model: None,
+        multipliers: None,
+        ratio: None,
+        fooling: None,
+        case_tree: Some(tree),
+        pairs_rule: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -305,24 +305,7 @@ pub fn cases_range(
                 ""
             };
             let prov = provenance(&method, &format!("nkrank lower cases --m {m}{flag}"));
-            let cert = CertificateFile {
-                format: crate::cert::FORMAT_NAME.into(),
-                version: crate::cert::FORMAT_VERSION,
-                kind: crate::cert::format::KIND_CASE_TREE.into(),
-                m,
-                length: 3,
-                claim: crate::cert::Claim {
-                    bound: "lower".into(),
-                    rank: k as u64,
-                },
-                provenance: Some(prov),
-                model: None,
-                multipliers: None,
-                ratio: None,
-                fooling: None,
-                case_tree: Some(tree),
-                pairs_rule: None,
-            };
+            let cert = super::case_tree::case_tree_file(m, k as u64, tree, Some(prov));
             let (path, _) = check_and_write(&cert, out_dir)?;
             eprintln!(
                 "m = {m}: case tree certifies r* >= {k} -> {}",
@@ -715,24 +698,7 @@ fn chirotope_certificate(
             if cover { " --cover" } else { "" }
         ),
     );
-    CertificateFile {
-        format: crate::cert::FORMAT_NAME.into(),
-        version: crate::cert::FORMAT_VERSION,
-        kind: crate::cert::format::KIND_CASE_TREE.into(),
-        m,
-        length: 3,
-        claim: crate::cert::Claim {
-            bound: "lower".into(),
-            rank: rank as u64 + 1,
-        },
-        provenance: Some(prov),
-        model: None,
-        multipliers: None,
-        ratio: None,
-        fooling: None,
-        case_tree: Some(tree),
-        pairs_rule: None,
-    }
+    super::case_tree::case_tree_file(m, rank as u64 + 1, tree, Some(prov))
 }
 
 /// Solves, once per class, every circuit split of four distinct nonzero `m`-bit tokens
