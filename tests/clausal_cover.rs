@@ -17,7 +17,7 @@ use common::case_tree_certificate;
 const PRISM: &str = "000011,000101,000110,011000,101000,110000,001001,010010,100100";
 
 fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
-    match clausal_cover(m, rows, rank, None).unwrap().0 {
+    match clausal_cover(m, rows, rank, None, &|_, _| {}).unwrap().0 {
         ClausalCover::Proved(tree) => tree,
         ClausalCover::Open(signs) => panic!("open chirotope {signs:?}"),
     }
@@ -101,7 +101,8 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
         let rows = binary_tokens(family).unwrap();
         let k = rows.len();
         let rep = cover_search(m, &rows, rank, false, None).unwrap();
-        let (outcome, n_splits, n_closed) = clausal_cover(m, &rows, rank, None).unwrap();
+        let (outcome, n_splits, n_closed) =
+            clausal_cover(m, &rows, rank, None, &|_, _| {}).unwrap();
         assert_eq!(n_splits, rep.splits.len(), "{family}");
         assert_eq!(
             n_closed,

@@ -375,6 +375,18 @@ pub(crate) fn solve_splits(
     need: Vec<(u32, u32)>,
     cache: Option<&SplitCache>,
 ) -> Result<SplitOutcomes, String> {
+    solve_splits_counted(m, rows, need, cache, &|| {})
+}
+
+/// [`solve_splits`], calling `tick` once per split solved (from any thread), for a progress
+/// report.
+pub(crate) fn solve_splits_counted(
+    m: u32,
+    rows: &[u64],
+    need: Vec<(u32, u32)>,
+    cache: Option<&SplitCache>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<SplitOutcomes, String> {
     let k = rows.len();
     let solved: Vec<Result<SplitOutcome, String>> = need
         .par_iter()
@@ -397,10 +409,13 @@ pub(crate) fn solve_splits(
                     .map_err(|_| "cache poisoned".to_string())?
                     .get(key)
                     .copied();
-                match known {
-                    Some(true) => return Ok(SplitOutcome::ClosedByCache),
-                    Some(false) => return Ok(SplitOutcome::Open(0.0)),
-                    None => {}
+                if let Some(closed) = known {
+                    tick();
+                    return Ok(if closed {
+                        SplitOutcome::ClosedByCache
+                    } else {
+                        SplitOutcome::Open(0.0)
+                    });
                 }
             }
             let r = solve_support_split(m, rows, s, p)?;
@@ -409,6 +424,7 @@ pub(crate) fn solve_splits(
                     .map_err(|_| "cache poisoned".to_string())?
                     .insert(key, r.is_ok());
             }
+            tick();
             Ok(match r {
                 Ok(leaf) => SplitOutcome::Closed(leaf),
                 Err(margin) => SplitOutcome::Open(margin),

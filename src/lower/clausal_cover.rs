@@ -8,7 +8,9 @@
 //! refutes the formula. The refutation is trimmed to the steps the empty clause needs, the
 //! leaves to the closed splits it names, and the proof renumbered for the smaller formula.
 
-use super::chirotope::{leaf_in_set, solve_splits, splits_of_sizes, SplitCache};
+use super::chirotope::{
+    leaf_in_set, solve_splits, solve_splits_counted, splits_of_sizes, SplitCache,
+};
 use super::sat::{renumber, solve, trim, Outcome};
 use crate::cert::format::CaseTreeJson;
 use crate::clausal::{chirotope_formula, leaf_clauses};
@@ -42,14 +44,23 @@ fn pattern(k: usize, s: u32, p: u32) -> Vec<i8> {
 
 /// Decides whether the closed circuit splits of `rows` cover every chirotope of rank `rank`
 /// (splits solved with `cache` when given; the leaves of a proof are solved again without it).
+/// `progress(done, total)` is called as the circuit splits are solved (from any thread).
 pub fn clausal_cover(
     m: u32,
     rows: &[u64],
     rank: usize,
     cache: Option<&SplitCache>,
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ClausalReport, String> {
     let k = rows.len();
-    let splits = solve_splits(m, rows, splits_of_sizes(k, rank + 1..=rank + 1), cache)?;
+    let need = splits_of_sizes(k, rank + 1..=rank + 1);
+    let total = need.len();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let tick = || {
+        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        progress(d, total);
+    };
+    let splits = solve_splits_counted(m, rows, need, cache, &tick)?;
     // The leaves in the certificate's order: increasing by (positive, negative) queries.
     let mut closed: Vec<(Vec<i8>, (u32, u32))> = (splits.iter())
         .filter(|(_, v)| v.is_closed())

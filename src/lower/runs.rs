@@ -565,7 +565,15 @@ pub fn chirotopes_run(
         let (cases, n_closed, n_open, tree) = if cover && k > listed {
             // Counted in circuit splits: all, closed, and 1 open when a chirotope escapes them.
             use super::clausal_cover::{clausal_cover, ClausalCover};
-            let (outcome, n_splits, n_closed) = clausal_cover(m, rows, rank, Some(&cache))?;
+            let progress = |done: usize, total: usize| {
+                if done.is_multiple_of(64) || done == total {
+                    bar.set_message(format!(
+                        "set {idx}: {done} of {total} circuit splits solved"
+                    ));
+                }
+            };
+            let (outcome, n_splits, n_closed) =
+                clausal_cover(m, rows, rank, Some(&cache), &progress)?;
             match outcome {
                 ClausalCover::Proved(tree) => (n_splits, n_closed, 0, Some(tree)),
                 // The escaping chirotope itself is not printed: 84 to 1,287 signs per set.
