@@ -653,6 +653,41 @@ pub(crate) fn leaf_in_set(
 /// Two circuit splits `(support, P)` sharing one query.
 type Product = ((u32, u32), (u32, u32));
 
+/// The leaf of two circuit splits of `rows` sharing one query (their incidence graph is a
+/// tree), solved together on the union of their supports: `Some` when it closes, with relation
+/// indices in the set's numbering and `case` the union.
+fn solve_product(
+    m: u32,
+    rows: &[u64],
+    ((s1, p1), (s2, p2)): Product,
+) -> Result<Option<CaseLeafJson>, String> {
+    let s = s1 | s2;
+    let idx: Vec<usize> = (0..rows.len()).filter(|&i| (s >> i) & 1 == 1).collect();
+    let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+    let set = RowSet::new(m, 3, &sub)?;
+    let rel = |sup: u32, p: u32| -> (Vec<usize>, Vec<usize>) {
+        let side = |positive: bool| {
+            (idx.iter().enumerate())
+                .filter(|(_, &i)| (sup >> i) & 1 == 1 && ((p >> i) & 1 == 1) == positive)
+                .map(|(j, _)| j)
+                .collect()
+        };
+        (side(true), side(false))
+    };
+    let rels = vec![rel(s1, p1), rel(s2, p2)];
+    Ok(match solve_case_aggregated(&set, &[], &rels)? {
+        LeafOutcome::Closed(mut leaf) => {
+            leaf.case = idx.iter().map(|&i| i as u32).collect();
+            for r in &mut leaf.relations {
+                r.positive = r.positive.iter().map(|&j| idx[j as usize] as u32).collect();
+                r.negative = r.negative.iter().map(|&j| idx[j as usize] as u32).collect();
+            }
+            Some(leaf)
+        }
+        LeafOutcome::Open(_) => None,
+    })
+}
+
 /// Product leaves for the chirotopes a cover search left uncovered (`k = 7`): two circuits
 /// sharing exactly one query (their incidence graph is a tree), with the signs the chirotope
 /// gives them, solved together on their seven queries. Returns how many of the uncovered
@@ -700,39 +735,7 @@ pub fn cover_products(
     let need: Vec<Product> = need.into_iter().collect();
     let solved: Vec<Result<Option<CaseLeafJson>, String>> = need
         .par_iter()
-        .map(|&((s1, p1), (s2, p2))| {
-            let s = s1 | s2;
-            let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
-            let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
-            let set = RowSet::new(m, 3, &sub)?;
-            let rel = |sup: u32, p: u32| -> (Vec<usize>, Vec<usize>) {
-                let pos = idx
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &i)| (p >> i) & 1 == 1)
-                    .map(|(j, _)| j)
-                    .collect();
-                let neg = idx
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &i)| (sup >> i) & 1 == 1 && (p >> i) & 1 == 0)
-                    .map(|(j, _)| j)
-                    .collect();
-                (pos, neg)
-            };
-            let rels = vec![rel(s1, p1), rel(s2, p2)];
-            Ok(match solve_case_aggregated(&set, &[], &rels)? {
-                LeafOutcome::Closed(mut leaf) => {
-                    leaf.case = idx.iter().map(|&i| i as u32).collect();
-                    for r in &mut leaf.relations {
-                        r.positive = r.positive.iter().map(|&j| idx[j as usize] as u32).collect();
-                        r.negative = r.negative.iter().map(|&j| idx[j as usize] as u32).collect();
-                    }
-                    Some(leaf)
-                }
-                LeafOutcome::Open(_) => None,
-            })
-        })
+        .map(|&product| solve_product(m, rows, product))
         .collect();
     let mut good: BTreeMap<Product, CaseLeafJson> = BTreeMap::new();
     for (key, r) in need.into_iter().zip(solved) {
