@@ -147,3 +147,55 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
     }
     assert_eq!((refuted, open), (1, 3));
 }
+
+/// Parses DIMACS literal lines (`... 0`) after the header.
+fn dimacs_clauses(text: &str) -> Vec<Vec<i32>> {
+    (text.lines())
+        .filter(|l| !l.starts_with('c') && !l.starts_with('p'))
+        .map(|l| {
+            let v: Vec<i32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            assert_eq!(v.last(), Some(&0));
+            v[..v.len() - 1].to_vec()
+        })
+        .collect()
+}
+
+#[test]
+fn the_exported_formula_and_proof_replay_as_lrat() {
+    use nkrank::cert::format::ProofStepJson;
+    use nkrank::clausal::{check_refutation, Cnf};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3");
+    let cert =
+        nkrank::cert::io::read_certificate(&root.join("m06-lower-r4-case-tree.json.gz")).unwrap();
+    let (dimacs, lrat) = nkrank::lower::clausal_cover::clausal_texts(&cert).unwrap();
+    let header = dimacs.lines().find(|l| l.starts_with("p cnf")).unwrap();
+    assert_eq!(header, "p cnf 84 10427");
+    let cnf = Cnf {
+        vars: 84,
+        clauses: dimacs_clauses(&dimacs),
+    };
+    assert_eq!(cnf.clauses.len(), 10427);
+    // Each LRAT line: its identifier, the lemma, 0, the hints, 0.
+    let mut steps = Vec::new();
+    for (s, line) in lrat.lines().enumerate() {
+        let v: Vec<i64> = line
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(v[0] as usize, 10427 + s + 1);
+        let zero = v[1..].iter().position(|&x| x == 0).unwrap() + 1;
+        steps.push(ProofStepJson {
+            clause: v[1..zero].iter().map(|&x| x as i32).collect(),
+            hints: v[zero + 1..v.len() - 1].iter().map(|&x| x as u64).collect(),
+        });
+    }
+    assert_eq!(
+        &steps,
+        cert.case_tree.as_ref().unwrap().proof.as_ref().unwrap()
+    );
+    check_refutation(&cnf, &steps).unwrap();
+    // A file without a refutation has nothing to export.
+    let plain =
+        nkrank::cert::io::read_certificate(&root.join("m09-lower-r5-case-tree.json")).unwrap();
+    assert!(nkrank::lower::clausal_cover::clausal_texts(&plain).is_err());
+}

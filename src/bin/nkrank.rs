@@ -268,6 +268,15 @@ enum Lower {
     /// exactly. Solved rows mean that no case tree on these queries refutes rank R, whatever
     /// its leaves (docs/CASE_TREES.md section 11); unsolved rows are only a candidate.
     RowSets(nkrank::lower::row_set_scan::RowSetsArgs),
+    /// Writes the clausal form and refutation of a chirotope cover that carries one (after
+    /// checking it) as DIMACS CNF and LRAT text, for LRAT checkers outside this project.
+    ExportProof {
+        /// The certificate (kind `case-tree`, a chirotope cover with a `proof`).
+        file: PathBuf,
+        /// Output folder for `STEM.cnf` and `STEM.lrat`.
+        #[arg(long, default_value = "out/proofs")]
+        out: PathBuf,
+    },
     /// Assembles the state files of a sharded chirotope search: what closed, what remains.
     Merge {
         /// Bits per token.
@@ -939,6 +948,11 @@ fn lower(what: Lower) -> Result<(), String> {
             .map(|_| ())
         }
         Lower::RowSets(args) => nkrank::lower::row_set_scan::row_sets_run(&args),
+        Lower::ExportProof { file, out } => {
+            let (cnf, lrat) = nkrank::lower::clausal_cover::export_clausal(&file, &out)?;
+            eprintln!("wrote {} and {}", cnf.display(), lrat.display());
+            Ok(())
+        }
         Lower::PairsRule { m, out } => {
             ensure_writable(&out)?;
             nkrank::lower::runs::pairs_rule_range(m, &out)

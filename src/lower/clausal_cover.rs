@@ -12,7 +12,7 @@ use super::chirotope::{
     leaf_in_set, solve_splits, solve_splits_counted, splits_of_sizes, SplitCache,
 };
 use super::sat::{renumber, solve, trim, Outcome};
-use crate::cert::format::CaseTreeJson;
+use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::clausal::{chirotope_formula, leaf_clauses};
 
 /// Conflicts after which the SAT search gives up (the prism of `m = 6` needs a few thousand).
@@ -124,4 +124,64 @@ pub fn clausal_cover(
         proof: Some(steps),
     };
     Ok((ClausalCover::Proved(tree), n_splits, closed.len()))
+}
+
+/// The clausal form and refutation of a checked cover, as DIMACS CNF and LRAT text, for
+/// checkers outside this project (the formula is the one `nkrank-check` builds; the proof's
+/// steps are LRAT addition lines, numbered after the formula's clauses, without deletions).
+pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String> {
+    use std::fmt::Write as _;
+    crate::check::check(cert, crate::check::CheckOptions::default())?;
+    let tree = (cert.case_tree.as_ref()).ok_or("not a case tree")?;
+    let proof = (tree.proof.as_ref()).ok_or("this case tree carries no refutation")?;
+    let cnf = crate::check::chirotope_cert::clausal_form(cert.claim.rank, tree)?;
+    let mut dimacs = format!(
+        "c nkrank: the clausal form of a chirotope cover, m = {}, rank {} refuted, {} queries\n\
+         p cnf {} {}\n",
+        cert.m,
+        cert.claim.rank - 1,
+        tree.queries.len(),
+        cnf.vars,
+        cnf.clauses.len()
+    );
+    let line = |out: &mut String, lits: &[i32]| {
+        for l in lits {
+            let _ = write!(out, "{l} ");
+        }
+        out.push_str("0\n");
+    };
+    for c in &cnf.clauses {
+        line(&mut dimacs, c);
+    }
+    let mut lrat = String::new();
+    for (s, step) in proof.iter().enumerate() {
+        let _ = write!(lrat, "{} ", cnf.clauses.len() + s + 1);
+        for l in &step.clause {
+            let _ = write!(lrat, "{l} ");
+        }
+        lrat.push_str("0 ");
+        for h in &step.hints {
+            let _ = write!(lrat, "{h} ");
+        }
+        lrat.push_str("0\n");
+    }
+    Ok((dimacs, lrat))
+}
+
+/// Writes [`clausal_texts`] of the certificate at `path` as `STEM.cnf` and `STEM.lrat` in
+/// `out`, `STEM` the file name without `.json` or `.json.gz`; returns the two paths.
+pub fn export_clausal(
+    path: &std::path::Path,
+    out: &std::path::Path,
+) -> Result<(std::path::PathBuf, std::path::PathBuf), String> {
+    let cert = crate::cert::io::read_certificate(path)?;
+    let (dimacs, lrat) = clausal_texts(&cert)?;
+    let name = (path.file_name().and_then(|n| n.to_str())).unwrap_or("cover");
+    let stem = name.trim_end_matches(".gz").trim_end_matches(".json");
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let cnf_path = out.join(format!("{stem}.cnf"));
+    let lrat_path = out.join(format!("{stem}.lrat"));
+    crate::cert::io::write_atomic(&cnf_path, dimacs.as_bytes())?;
+    crate::cert::io::write_atomic(&lrat_path, lrat.as_bytes())?;
+    Ok((cnf_path, lrat_path))
 }

@@ -27,7 +27,7 @@ use crate::chirotope::{
     binomial, chirotopes, circuit_terms, for_each_chirotope_pruned, subsets, Chirotope,
     MAX_CHIROTOPE_ROWS, MAX_PRUNED_ROWS, MIN_CHIROTOPE_RANK,
 };
-use crate::clausal::{check_refutation, chirotope_formula, leaf_clauses};
+use crate::clausal::{check_refutation, chirotope_formula, leaf_clauses, Cnf};
 use crate::relation::RowSet;
 
 /// Number of chirotopes [`chirotopes`] lists, as `(rank, k, count)` for every rank and `k` a
@@ -370,13 +370,38 @@ fn check_clausal_cover(
 ) -> Result<(), String> {
     let (r, k) = check_header("cover", MAX_CLAUSAL_ROWS, m, length, rank, j)?;
     let patterns = cover_leaves(m, length, k, j)?;
+    let cnf = cover_formula(r, k, &patterns)?;
+    check_refutation(&cnf, proof)
+        .map_err(|e| format!("the refutation of the cover's clausal form: {e}"))
+}
+
+/// The clausal form of a cover of rank `r` on `k` queries whose leaves have the sign patterns
+/// `patterns` (`crate::clausal`): the axioms, then each leaf's clauses in order.
+fn cover_formula(r: usize, k: usize, patterns: &[Vec<Vec<i8>>]) -> Result<Cnf, String> {
     let mut cnf = chirotope_formula(r, k);
     for (idx, xs) in patterns.iter().enumerate() {
         let clauses = leaf_clauses(r, k, xs).map_err(|e| format!("leaf {idx}: {e}"))?;
         cnf.clauses.extend(clauses);
     }
-    check_refutation(&cnf, proof)
-        .map_err(|e| format!("the refutation of the cover's clausal form: {e}"))
+    Ok(cnf)
+}
+
+/// The formula whose refutation a cover with a `proof` carries, built as the checker builds
+/// it, for a certificate claiming `r* >= rank` (for export to other checkers; it checks the
+/// leaves' shapes, not their certificates).
+pub fn clausal_form(rank: u64, j: &CaseTreeJson) -> Result<Cnf, String> {
+    let k = j.queries.len();
+    if !(MIN_CHIROTOPE_RANK + 1..=MAX_CLAUSAL_ROWS).contains(&k)
+        || !(MIN_CHIROTOPE_RANK as u64 + 1..=k as u64).contains(&rank)
+    {
+        return Err(format!(
+            "no clausal form for {k} queries and a claim of {rank}"
+        ));
+    }
+    let patterns = (j.leaves.iter().enumerate())
+        .map(|(idx, leaf)| leaf_patterns(k, leaf).map_err(|e| format!("leaf {idx}: {e}")))
+        .collect::<Result<Vec<_>, String>>()?;
+    cover_formula(rank as usize - 1, k, &patterns)
 }
 
 /// The sign patterns of a leaf's relations (both sides nonempty, increasing, disjoint, indices
