@@ -256,3 +256,15 @@ fn a_long_list_of_hints_stops_at_the_first_that_fails() {
     let err = check_refutation(&cnf, &[step(vec![1], hints)]).unwrap_err();
     assert!(err.contains("hint 1"), "{err}");
 }
+
+#[test]
+fn the_largest_formula_a_certificate_may_ask_for_has_the_stated_size() {
+    // 13 queries (`MAX_CLAUSAL_ROWS`), rank 6: the most Grassmann-Plücker clauses of any rank.
+    use nkrank_core::check::chirotope_cert::MAX_CLAUSAL_ROWS;
+    let k = MAX_CLAUSAL_ROWS;
+    let cnf = chirotope_formula(6, k);
+    assert_eq!(cnf.vars, 1716);
+    // 1 unit, C(13, 4) C(9, 4) relations with 16 breaking assignments each, 2 per 7-set.
+    assert_eq!(cnf.clauses.len(), 1 + 715 * 126 * 16 + 2 * 1716);
+    assert!(cnf.clauses.iter().all(|c| !c.is_empty() && c.len() <= 7));
+}
