@@ -17,7 +17,10 @@ use common::case_tree_certificate;
 const PRISM: &str = "000011,000101,000110,011000,101000,110000,001001,010010,100100";
 
 fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
-    match clausal_cover(m, rows, rank, None, &|_, _| {}).unwrap().0 {
+    match clausal_cover(m, rows, rank, None, None, &|_, _| {})
+        .unwrap()
+        .0
+    {
         ClausalCover::Proved(tree) => tree,
         ClausalCover::Open(signs) => panic!("open chirotope {signs:?}"),
     }
@@ -102,7 +105,7 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
         let k = rows.len();
         let rep = cover_search(m, &rows, rank, false, None).unwrap();
         let (outcome, n_splits, n_closed) =
-            clausal_cover(m, &rows, rank, None, &|_, _| {}).unwrap();
+            clausal_cover(m, &rows, rank, None, None, &|_, _| {}).unwrap();
         assert_eq!(n_splits, rep.splits.len(), "{family}");
         assert_eq!(
             n_closed,
@@ -198,4 +201,35 @@ fn the_exported_formula_and_proof_replay_as_lrat() {
     let plain =
         nkrank::cert::io::read_certificate(&root.join("m09-lower-r5-case-tree.json")).unwrap();
     assert!(nkrank::lower::clausal_cover::clausal_texts(&plain).is_err());
+}
+
+#[test]
+fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
+    let rows = binary_tokens(PRISM).unwrap();
+    let dir = std::env::temp_dir().join(format!("nkrank-clausal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("splits.txt");
+    let run = || match clausal_cover(6, &rows, 3, None, Some(&path), &|_, _| {})
+        .unwrap()
+        .0
+    {
+        ClausalCover::Proved(tree) => tree,
+        ClausalCover::Open(_) => panic!("the prism is covered"),
+    };
+    let first = run();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 882, "one verdict per circuit split");
+    assert_eq!(run(), first, "resumed from a complete checkpoint");
+    // An interruption: half the verdicts, then a line cut in the middle.
+    let half: Vec<&str> = text.lines().take(441).collect();
+    std::fs::write(&path, format!("{}\n12 3", half.join("\n"))).unwrap();
+    assert_eq!(run(), first, "resumed from a cut checkpoint");
+    let after = std::fs::read_to_string(&path).unwrap();
+    let complete = after.lines().filter(|l| l.split(' ').count() == 3).count();
+    assert_eq!(
+        complete, 882,
+        "the missing verdicts are appended: {after:.80}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,11 +9,14 @@
 //! leaves to the closed splits it names, and the proof renumbered for the smaller formula.
 
 use super::chirotope::{
-    leaf_in_set, solve_splits, solve_splits_counted, splits_of_sizes, SplitCache,
+    leaf_in_set, solve_splits, solve_splits_counted, splits_of_sizes, SplitCache, SplitOutcome,
+    SplitOutcomes,
 };
 use super::sat::{renumber, solve, trim, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::clausal::{chirotope_formula, leaf_clauses};
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// Conflicts after which the SAT search gives up (the prism of `m = 6` needs a few thousand).
 pub const MAX_CONFLICTS: u64 = 50_000_000;
@@ -42,14 +45,99 @@ fn pattern(k: usize, s: u32, p: u32) -> Vec<i8> {
         .collect()
 }
 
+/// Verdicts of circuit splits `(support, P)`: closed or not.
+type Verdicts = BTreeMap<(u32, u32), bool>;
+
+/// Circuit splits solved between two appends to a checkpoint.
+pub const CHECKPOINT_CHUNK: usize = 256;
+
+/// The verdicts recorded in a checkpoint: lines `support p 1` (closed) or `support p 0` (open),
+/// masks in decimal. A line cut by an interruption does not have exactly these three fields and
+/// is ignored: its split is solved again. Also says whether the file ends in such a cut line.
+fn read_checkpoint(path: &Path) -> Result<(Verdicts, bool), String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((BTreeMap::new(), false)),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if let [s, p, v] = f[..] {
+            if let (Ok(s), Ok(p), "0" | "1") = (s.parse(), p.parse(), v) {
+                out.insert((s, p), v == "1");
+            }
+        }
+    }
+    Ok((out, !text.is_empty() && !text.ends_with('\n')))
+}
+
+/// Solves the splits `need`, skipping those whose verdict `checkpoint` records and appending
+/// each chunk's verdicts to it once solved (a checkpoint's verdicts stand for the splits, as
+/// the cache's do: closed without a leaf, open with margin 0).
+fn solve_with_checkpoint(
+    m: u32,
+    rows: &[u64],
+    need: Vec<(u32, u32)>,
+    cache: Option<&SplitCache>,
+    checkpoint: Option<&Path>,
+    tick: &(dyn Fn() + Sync),
+) -> Result<SplitOutcomes, String> {
+    use std::io::Write as _;
+    let Some(path) = checkpoint else {
+        return solve_splits_counted(m, rows, need, cache, tick);
+    };
+    let (known, cut) = read_checkpoint(path)?;
+    let mut out = SplitOutcomes::new();
+    let mut rest = Vec::new();
+    for key in need {
+        match known.get(&key) {
+            Some(&closed) => {
+                let outcome = if closed {
+                    SplitOutcome::ClosedByCache
+                } else {
+                    SplitOutcome::Open(0.0)
+                };
+                out.insert(key, outcome);
+                tick();
+            }
+            None => rest.push(key),
+        }
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    // A line cut by an interruption is ended, so that the next verdict starts a line of its own.
+    if cut {
+        file.write_all(b"\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    for chunk in rest.chunks(CHECKPOINT_CHUNK) {
+        let solved = solve_splits_counted(m, rows, chunk.to_vec(), cache, tick)?;
+        let mut lines = String::new();
+        for (&(s, p), outcome) in &solved {
+            lines.push_str(&format!("{s} {p} {}\n", u8::from(outcome.is_closed())));
+        }
+        file.write_all(lines.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        out.extend(solved);
+    }
+    Ok(out)
+}
+
 /// Decides whether the closed circuit splits of `rows` cover every chirotope of rank `rank`
-/// (splits solved with `cache` when given; the leaves of a proof are solved again without it).
+/// (splits solved with `cache` when given, and recorded in `checkpoint` when given, so that an
+/// interrupted run resumes; the leaves of a proof are solved again without either).
 /// `progress(done, total)` is called as the circuit splits are solved (from any thread).
 pub fn clausal_cover(
     m: u32,
     rows: &[u64],
     rank: usize,
     cache: Option<&SplitCache>,
+    checkpoint: Option<&Path>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ClausalReport, String> {
     let k = rows.len();
@@ -60,7 +148,7 @@ pub fn clausal_cover(
         let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         progress(d, total);
     };
-    let splits = solve_splits_counted(m, rows, need, cache, &tick)?;
+    let splits = solve_with_checkpoint(m, rows, need, cache, checkpoint, &tick)?;
     // The leaves in the certificate's order: increasing by (positive, negative) queries.
     let mut closed: Vec<(Vec<i8>, (u32, u32))> = (splits.iter())
         .filter(|(_, v)| v.is_closed())

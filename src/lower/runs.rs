@@ -572,8 +572,11 @@ pub fn chirotopes_run(
                     ));
                 }
             };
+            // The verdicts of this set's circuit splits, so that an interrupted run resumes.
+            let checkpoint =
+                state_dir.join(format!("splits-m{m:02}-rank{rank}-{}.txt", label.join("-")));
             let (outcome, n_splits, n_closed) =
-                clausal_cover(m, rows, rank, Some(&cache), &progress)?;
+                clausal_cover(m, rows, rank, Some(&cache), Some(&checkpoint), &progress)?;
             match outcome {
                 ClausalCover::Proved(tree) => (n_splits, n_closed, 0, Some(tree)),
                 // The escaping chirotope itself is not printed: 84 to 1,287 signs per set.
