@@ -561,7 +561,8 @@ pub fn chirotopes_run(
             .map(|q| format!("{q:0width$b}", width = m as usize))
             .collect();
         // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
-        // which that circuit has that sign (cases "chirotope-cover", k up to 7).
+        // which that circuit has that sign (cases "chirotope-cover"); the chirotopes are
+        // enumerated up to k = 7, and beyond the cover is proved by a refutation.
         let (cases, n_closed, n_open, tree) = if cover && k > listed {
             // Counted in circuit splits: all, closed, and 1 open when a chirotope escapes them.
             use super::clausal_cover::{clausal_cover, ClausalCover};
@@ -579,7 +580,7 @@ pub fn chirotopes_run(
                 clausal_cover(m, rows, rank, Some(&cache), Some(&checkpoint), &progress)?;
             match outcome {
                 ClausalCover::Proved(tree) => (n_splits, n_closed, 0, Some(tree)),
-                // The escaping chirotope itself is not printed: 84 to 1,287 signs per set.
+                // The escaping chirotope itself is not printed: up to 1,716 signs per set.
                 ClausalCover::Open(_) => (n_splits, n_closed, 1, None),
             }
         } else if cover {
