@@ -522,16 +522,7 @@ pub fn cover_search(
         let tests: Vec<((u32, u32), VectorTest)> = larger
             .iter()
             .filter(|(_, v)| v.is_closed())
-            .map(|(&(s, p), _)| {
-                let x: Vec<i8> = (0..k)
-                    .map(|i| match ((s >> i) & 1, (p >> i) & 1) {
-                        (0, _) => 0,
-                        (_, 1) => 1,
-                        _ => -1,
-                    })
-                    .collect();
-                ((s, p), VectorTest::new(rank, k, &x))
-            })
+            .map(|(&(s, p), _)| ((s, p), VectorTest::new(rank, k, &split_pattern(k, s, p))))
             .collect();
         uncovered = 0;
         for signs in &open {
@@ -648,6 +639,18 @@ pub(crate) fn leaf_in_set(
         rel.negative = rel.negative.iter().map(|&j| idx[j as usize]).collect();
     }
     Ok(leaf)
+}
+
+/// The sign pattern of the split `(s, p)` of `k` queries: `+1` on `p`, `-1` on the rest of `s`,
+/// `0` elsewhere.
+pub(crate) fn split_pattern(k: usize, s: u32, p: u32) -> Vec<i8> {
+    (0..k)
+        .map(|i| match ((s >> i) & 1, (p >> i) & 1) {
+            (0, _) => 0,
+            (_, 1) => 1,
+            _ => -1,
+        })
+        .collect()
 }
 
 /// Two circuit splits `(support, P)` sharing one query.

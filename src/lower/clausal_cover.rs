@@ -9,8 +9,8 @@
 //! leaves to the closed splits it names, and the proof renumbered for the smaller formula.
 
 use super::chirotope::{
-    leaf_in_set, solve_splits, solve_splits_counted, splits_of_sizes, SplitCache, SplitOutcome,
-    SplitOutcomes,
+    leaf_in_set, solve_splits, solve_splits_counted, split_pattern, splits_of_sizes, SplitCache,
+    SplitOutcome, SplitOutcomes,
 };
 use super::sat::{renumber, solve, trim, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
@@ -33,17 +33,6 @@ pub enum ClausalCover {
 
 /// The outcome, the number of circuit splits and how many of them close.
 pub type ClausalReport = (ClausalCover, usize, usize);
-
-/// The sign pattern of the split `(s, p)` of `k` queries: `+1` on `p`, `-1` on the rest of `s`.
-fn pattern(k: usize, s: u32, p: u32) -> Vec<i8> {
-    (0..k)
-        .map(|i| match (s >> i & 1, p >> i & 1) {
-            (0, _) => 0,
-            (_, 1) => 1,
-            _ => -1,
-        })
-        .collect()
-}
 
 /// Verdicts of circuit splits `(support, P)`: closed or not.
 type Verdicts = BTreeMap<(u32, u32), bool>;
@@ -152,7 +141,7 @@ pub fn clausal_cover(
     // The leaves in the certificate's order: increasing by (positive, negative) queries.
     let mut closed: Vec<(Vec<i8>, (u32, u32))> = (splits.iter())
         .filter(|(_, v)| v.is_closed())
-        .map(|(&(s, p), _)| (pattern(k, s, p), (s, p)))
+        .map(|(&(s, p), _)| (split_pattern(k, s, p), (s, p)))
         .collect();
     let key = |x: &[i8]| {
         let side = |v: i8| {
