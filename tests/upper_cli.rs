@@ -78,8 +78,8 @@ fn bad_shards_and_restarts_are_rejected() {
 }
 
 /// `--from` starts the training from a checked model certificate: a certificate of the asked
-/// rank is itself the first start (found at once, and the command records the file); anything
-/// that is not a valid model certificate is a clean error.
+/// rank is itself the first start (found at once, and the command records the file), one of
+/// `m - 1` is lifted; anything that is not a valid model certificate is a clean error.
 #[test]
 fn training_starts_from_a_certificate() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -102,6 +102,17 @@ fn training_starts_from_a_certificate() {
         text.contains("--from"),
         "the command does not record --from"
     );
+    // A certificate one m below is lifted by a gap feature of the new coordinate: the rank-2
+    // model of m = 4 becomes a rank-3 start for m = 5, which passes at once.
+    std::fs::remove_file(&written).expect("removed");
+    let (ok, err) = solve(&root.join("certificates/len3/m04-upper-r2-model.json"));
+    assert!(ok, "{err}");
+    assert!(err.contains("(m = 4) lifted to rank 3"), "{err}");
+    assert!(err.contains("certified rank 3"), "{err}");
+    assert!(written.exists(), "no certificate from the lifted start");
+    // Two m below is not a start.
+    let (_, err) = solve(&root.join("certificates/len3/m03-upper-r1-model.json"));
+    assert!(err.contains("not used for m = 5"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -78,7 +78,9 @@ enum Command {
         loss: Option<LossArg>,
         /// A model certificate to start the training from: a model of rank r + 1 seeds the
         /// descent to rank r (its least used feature pruned, or its two least used merged), a
-        /// model of rank r is itself the first start. The file is checked first.
+        /// model of rank r is itself the first start. A model for m - 1 bits of rank r is
+        /// lifted to m bits and rank r + 1 (a gap feature for the new coordinate) and used the
+        /// same way. The file is checked first.
         #[arg(long)]
         from: Option<PathBuf>,
         /// LP polishing of a trained model that errs by 1/2 or more: `all` (every row's U by
@@ -645,7 +647,7 @@ fn start_model(path: &Path, m: u32) -> Result<Option<(String, upper::train::Floa
         .model
         .as_ref()
         .ok_or_else(|| format!("{}: --from needs a model certificate", path.display()))?;
-    if cert.m != m {
+    if cert.m != m && cert.m + 1 != m {
         eprintln!(
             "  --from {} holds a model for m = {}; not used for m = {m}",
             path.display(),
@@ -654,10 +656,25 @@ fn start_model(path: &Path, m: u32) -> Result<Option<(String, upper::train::Floa
         return Ok(None);
     }
     let model = nkrank::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
-    Ok(Some((
-        format!("the rank-{} model of {}", proven.rank, path.display()),
-        upper::train::FloatModel::from_model(&model),
-    )))
+    let start = upper::train::FloatModel::from_model(&model);
+    Ok(Some(if cert.m == m {
+        (
+            format!("the rank-{} model of {}", proven.rank, path.display()),
+            start,
+        )
+    } else {
+        // A model of m - 1 bits, lifted by a gap feature of the new coordinate.
+        (
+            format!(
+                "the rank-{} model of {} (m = {}) lifted to rank {}",
+                proven.rank,
+                path.display(),
+                cert.m,
+                proven.rank + 1
+            ),
+            start.lifted(),
+        )
+    }))
 }
 
 fn solve(

@@ -247,6 +247,54 @@ impl FloatModel {
         }
     }
 
+    /// The model lifted to `m + 1` bits with one feature more (a start for `m + 1`, not an
+    /// identity). The new coordinate is the top bit. Features `0..r` read the other bits as
+    /// before; the new feature is a gap feature of the new coordinate: `V(z, r)` is 1 when the
+    /// key lacks it (`e^-6` otherwise), and `U(q, r)` is the geometric mean of the row's old
+    /// kernel when the query has it (`e^-6` of that otherwise). So a query with the new bit
+    /// weighs a key that misses it more, one level lower, and the old rows are unchanged. The
+    /// values shift by the new coordinate's overlap: `G(q, z) = G'(q', z') + [both have it]`,
+    /// with `G'` clamped to `[-1, m + 1]`.
+    pub fn lifted(&self) -> FloatModel {
+        const ABSENT: f64 = -6.0;
+        let (n, r) = (num_tokens(self.m), self.r);
+        let (m, big_n, big_r) = (self.m + 1, 2 * n, r + 1);
+        let vr = self.v_rows();
+        let mut a = vec![0.0; big_n * big_r];
+        let mut b = vec![0.0; big_n * big_r];
+        for x in 0..big_n {
+            let (low, top) = (x % n, x >= n);
+            // ln of the geometric mean of the old row `low` of the kernel.
+            let u = &self.a[low * r..(low + 1) * r];
+            let log_mean = (0..n)
+                .map(|z| kernel_entry(&u.iter().map(|l| l.exp()).collect::<Vec<_>>(), &vr[z]))
+                .map(|k| k.max(f64::MIN_POSITIVE).ln())
+                .sum::<f64>()
+                / n as f64;
+            a[x * big_r..x * big_r + r].copy_from_slice(u);
+            b[x * big_r..x * big_r + r].copy_from_slice(&self.b[low * r..(low + 1) * r]);
+            a[x * big_r + r] = if top { log_mean } else { log_mean + ABSENT };
+            b[x * big_r + r] = if top { ABSENT } else { 0.0 };
+        }
+        // Values far outside the targets' range only matter where the old kernel nearly
+        // vanishes; the new feature changes that, so they are kept in `[-1, m + 1]`.
+        let top = f64::from(m) + 1.0;
+        let g = (0..big_n * big_n)
+            .map(|i| {
+                let (q, z) = (i / big_n, i % big_n);
+                let old = self.g[(q % n) * n + z % n].clamp(-1.0, top);
+                old + f64::from(u8::from(q >= n && z >= n))
+            })
+            .collect();
+        FloatModel {
+            m,
+            r: big_r,
+            a,
+            b,
+            g,
+        }
+    }
+
     /// How much each feature contributes to the kernel: `sum_q U[q, c] * sum_z V[z, c]`,
     /// relative to the row totals (the least useful feature is the one to prune).
     pub fn feature_weights(&self) -> Vec<f64> {
@@ -1734,6 +1782,40 @@ mod tests {
         )
         .expect("found from the start");
         assert_eq!(again.origin, "given");
+    }
+
+    /// The lift keeps the rows of queries without the new coordinate (up to the `e^-12` that
+    /// the new feature leaves there), adds the row's geometric mean to the keys that miss the
+    /// new coordinate in the rows of queries that have it, and shifts the values by the new
+    /// coordinate's overlap.
+    #[test]
+    fn lifting_adds_a_gap_feature_for_the_new_coordinate() {
+        let rng = &mut ChaCha8Rng::seed_from_u64(3);
+        let mut fm = FloatModel::random(3, 2, 1.0, rng);
+        fm.g[5] = 40.0;
+        let up = fm.lifted();
+        assert_eq!((up.m, up.r), (4, 3));
+        let (n, kernel) = (8, |f: &FloatModel, q: usize, z: usize| {
+            kernel_entry(&f.u_rows()[q], &f.v_rows()[z])
+        });
+        for q in 0..2 * n {
+            let low = q % n;
+            let mean = ((0..n).map(|z| kernel(&fm, low, z).ln()).sum::<f64>() / n as f64).exp();
+            for z in 0..2 * n {
+                let old = kernel(&fm, low, z % n);
+                let extra = match (q >= n, z >= n) {
+                    (true, false) => mean,
+                    (true, true) | (false, false) => mean * (-6.0f64).exp(),
+                    (false, true) => mean * (-12.0f64).exp(),
+                };
+                let got = kernel(&up, q, z);
+                assert!((got - old - extra).abs() <= 1e-9 * got, "K({q}, {z})");
+                let g = fm.g[low * n + z % n].clamp(-1.0, 5.0);
+                let shift = if q >= n && z >= n { 1.0 } else { 0.0 };
+                assert_eq!(up.g[q * 2 * n + z], g + shift);
+            }
+        }
+        assert_eq!(up.g[5], 5.0, "values are clamped to [-1, m + 1]");
     }
 
     #[test]
