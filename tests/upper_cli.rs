@@ -204,3 +204,29 @@ fn a_resumed_search_does_not_repeat_failed_probes() {
     assert!(err.contains("train: trying rank 6\n"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Without `--rank`, a model of `m - 1` in the output folder is lifted and tried first: the
+/// rank-3 model of `m = 5` gives rank 4 at `m = 6` at once, so no probe runs above it.
+#[test]
+fn without_a_rank_the_model_of_m_minus_one_is_lifted_first() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-lift-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("len3")).expect("created");
+    std::fs::copy(
+        root.join("certificates/len3/m05-upper-r3-model.json"),
+        dir.join("len3/m05-upper-r3-model.json"),
+    )
+    .expect("copied");
+    let (ok, err) = train_one_restart("6", &dir.to_string_lossy(), &[]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("train: rank 4 first from the rank-3 model of")
+            && err.contains("(m = 5) lifted to rank 4"),
+        "no lift: {err}"
+    );
+    assert!(err.contains("train: trying rank 4 (lift)"), "{err}");
+    assert!(!err.contains("(probe"), "probed above the lift: {err}");
+    let best = nkrank::search::upper::existing_best(&dir, 6, 3).expect("a model was written");
+    assert_eq!(best, 4, "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

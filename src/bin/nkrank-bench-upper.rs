@@ -124,6 +124,7 @@ fn main() {
             train_steps: None,
             train_loss: None,
             start_model: None,
+            lift_start: None,
             train_polish: None,
             train_start: None,
         };

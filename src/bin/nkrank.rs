@@ -639,44 +639,6 @@ fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
 
 /// The model of the certificate at `path` as a training start for `m` (`--from`), after the
 /// checker accepted the file; `None` when the certificate is for another `m`.
-fn start_model(path: &Path, m: u32) -> Result<Option<(String, upper::train::FloatModel)>, String> {
-    let cert = nkrank::cert::io::read_certificate(path)?;
-    let proven = nkrank::check::check(&cert, Default::default())
-        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
-    let json = cert
-        .model
-        .as_ref()
-        .ok_or_else(|| format!("{}: --from needs a model certificate", path.display()))?;
-    if cert.m != m && cert.m + 1 != m {
-        eprintln!(
-            "  --from {} holds a model for m = {}; not used for m = {m}",
-            path.display(),
-            cert.m
-        );
-        return Ok(None);
-    }
-    let model = nkrank::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
-    let start = upper::train::FloatModel::from_model(&model);
-    Ok(Some(if cert.m == m {
-        (
-            format!("the rank-{} model of {}", proven.rank, path.display()),
-            start,
-        )
-    } else {
-        // A model of m - 1 bits, lifted by a gap feature of the new coordinate.
-        (
-            format!(
-                "the rank-{} model of {} (m = {}) lifted to rank {}",
-                proven.rank,
-                path.display(),
-                cert.m,
-                proven.rank + 1
-            ),
-            start.lifted(),
-        )
-    }))
-}
-
 fn solve(
     ms: (u32, u32),
     length: u32,
@@ -768,7 +730,14 @@ fn solve(
             let start_model = match &args.from {
                 Some(path) => {
                     command += &format!(" --from {}", path.display());
-                    start_model(path, m)?
+                    let start = upper::start_from_certificate(path, m)?;
+                    if start.is_none() {
+                        eprintln!(
+                            "  --from {} holds a model for another m; not used for m = {m}",
+                            path.display()
+                        );
+                    }
+                    start
                 }
                 None => None,
             };
@@ -777,6 +746,21 @@ fn solve(
             let mut dirs = args.known.clone();
             dirs.push(out.to_path_buf());
             let (known_lower, known_upper) = known_bounds(&dirs, m, length);
+            // Without --rank and --from, the best model of m - 1 in these folders, lifted, is
+            // the training's first try (checked first; a file that fails is only reported).
+            let lift_start = if rank.is_none() && args.from.is_none() && m > 1 {
+                dirs.iter()
+                    .filter_map(|d| upper::best_model_file(d, m - 1, length))
+                    .min()
+                    .and_then(|(_, path)| {
+                        upper::start_from_certificate(&path, m)
+                            .map_err(|e| eprintln!("  not lifted: {e}"))
+                            .ok()
+                            .flatten()
+                    })
+            } else {
+                None
+            };
             let lower_bound = if rank1_possible {
                 1
             } else {
@@ -824,6 +808,7 @@ fn solve(
                 train_steps: args.steps.map(|s| s as usize),
                 train_loss: args.loss.map(LossArg::loss),
                 start_model,
+                lift_start,
                 train_polish: args.polish.map(PolishArg::polish),
                 train_start: args.start.map(StartArg::start),
             };

@@ -65,6 +65,9 @@ pub struct UpperOptions {
     /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
     /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
     pub start_model: Option<(String, train::FloatModel)>,
+    /// The best model of `m - 1` lifted to `m` ([`train::FloatModel::lifted`]), named by its
+    /// origin: without `--rank` and `--from`, the training tries its rank first, once.
+    pub lift_start: Option<(String, train::FloatModel)>,
 }
 
 /// The engines of the low-rank search.
@@ -333,26 +336,43 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
             // A given model (`--from`) is descended from step by step, without probes.
             let probes = opts.rank.is_none() && opts.start_model.is_none();
             let mut schedule = schedule::RankSchedule::new(floor, top, probes, resumed_floor);
+            // Without a rank or a given model, the lifted model of `m - 1` is tried first.
+            let lift = opts
+                .lift_start
+                .as_ref()
+                .filter(|(_, f)| probes && f.m == opts.m);
+            if let Some((_, fm)) = lift {
+                schedule = schedule.with_lift(fm.r);
+            }
             let mut starts = Vec::new();
             while let Some(t) = schedule.next().filter(|_| Instant::now() < deadline) {
                 let r = t.rank;
                 let pf = schedule.probe_floor();
+                let probe = t.kind == schedule::TryKind::Probe;
+                let lifting = t.kind == schedule::TryKind::Lift;
                 // Resume: restarts of this rank that an interrupted run already did are skipped.
                 let skip = match train::Checkpoint::load(&ck_path) {
-                    Some(ck) if ck == ck_at(r, ck.restarts_done, pf) => ck.restarts_done,
+                    Some(ck) if ck == ck_at(r, ck.restarts_done, pf) && !lifting => {
+                        ck.restarts_done
+                    }
                     _ => 0,
                 };
-                // A probe runs one batch of random restarts; a step every restart.
-                let restarts = if t.probe {
-                    opts.restarts.min(train::BATCH as u64)
-                } else {
-                    opts.restarts
+                // A lift runs its one start, a probe one batch of random restarts, a step
+                // every restart.
+                let restarts = match t.kind {
+                    schedule::TryKind::Lift => 0,
+                    schedule::TryKind::Probe => opts.restarts.min(train::BATCH as u64),
+                    schedule::TryKind::Step => opts.restarts,
                 };
-                if t.probe {
+                if probe {
                     starts.clear();
                 }
+                if let Some((name, fm)) = lift.filter(|_| lifting) {
+                    log(&format!("train: rank {r} first from {name}"));
+                    starts = vec![(name.clone(), fm.clone())];
+                }
                 // A given model (`--from`) starts the search at its own rank or one below.
-                if starts.is_empty() && skip == 0 && !t.probe {
+                if starts.is_empty() && skip == 0 && !probe {
                     if let Some((name, fm)) =
                         opts.start_model.as_ref().filter(|(_, f)| f.m == opts.m)
                     {
@@ -370,7 +390,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 }
                 // The descent starts from the model of the rank certified last, saved beside
                 // the checkpoint; an interrupted run has them back unless they were tried.
-                if starts.is_empty() && skip == 0 && !t.probe {
+                if starts.is_empty() && skip == 0 && !probe {
                     if let Some(fm) =
                         train::FloatModel::load(&train::Checkpoint::start_path(&ck_path))
                             .filter(|fm| fm.m == opts.m && fm.r == r + 1)
@@ -382,7 +402,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         starts = train::descent_starts(&fm);
                     }
                 }
-                if skip >= restarts {
+                if skip >= restarts && !lifting {
                     log(&format!(
                         "train: rank {r} already searched by an earlier run (checkpoint)"
                     ));
@@ -391,11 +411,13 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 }
                 log(&format!(
                     "train: trying rank {r}{}{}",
-                    if t.probe {
-                        let plural = if restarts == 1 { "" } else { "s" };
-                        format!(" (probe, {restarts} restart{plural})")
-                    } else {
-                        String::new()
+                    match t.kind {
+                        schedule::TryKind::Lift => " (lift)".to_string(),
+                        schedule::TryKind::Probe => {
+                            let plural = if restarts == 1 { "" } else { "s" };
+                            format!(" (probe, {restarts} restart{plural})")
+                        }
+                        schedule::TryKind::Step => String::new(),
                     },
                     if skip > 0 {
                         format!(" from restart {skip} (checkpoint)")
@@ -431,7 +453,11 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     }
                     log(&format!(
                         "train: no model of rank {r} found{}",
-                        if t.probe { " (probe)" } else { "" }
+                        match t.kind {
+                            schedule::TryKind::Lift => " (lift)",
+                            schedule::TryKind::Probe => " (probe)",
+                            schedule::TryKind::Step => "",
+                        }
                     ));
                     schedule.failed(t);
                     save_checkpoint(&ck_path, ck_at(r, restarts, schedule.probe_floor()), &log);
@@ -519,20 +545,58 @@ fn certify_first(
 }
 
 /// The least rank of a model certificate for `(m, N)` already in `dir/len{N}/`, read from the
-/// canonical file names (used only to skip work on resumption, never as a proof).
+/// file names ([`best_model_file`]; used only to skip work on resumption, never as a proof).
 pub fn existing_best(dir: &Path, m: u32, length: u32) -> Option<usize> {
+    best_model_file(dir, m, length).map(|(r, _)| r)
+}
+
+/// The model certificate of least rank for `(m, N)` in `dir/len{N}/` and its rank, read from
+/// the file names (`mMM-upper-rR-model.json[.gz]`; a `*.tmpPID` write in progress or an
+/// interrupted one does not count). Nothing is checked here.
+pub fn best_model_file(dir: &Path, m: u32, length: u32) -> Option<(usize, PathBuf)> {
     let prefix = format!("m{m:02}-upper-r");
-    std::fs::read_dir(dir.join(format!("len{length}")))
+    let folder = dir.join(format!("len{length}"));
+    std::fs::read_dir(&folder)
         .ok()?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter_map(|name| {
-            // Only finished files count: `*.tmpPID` is a write in progress (or an interrupted one).
             let (r, rest) = name.strip_prefix(&prefix)?.split_once("-model.json")?;
-            matches!(rest, "" | ".gz")
+            let rank = matches!(rest, "" | ".gz")
                 .then(|| r.parse::<usize>().ok())
-                .flatten()
+                .flatten()?;
+            Some((rank, folder.join(&name)))
         })
         .min()
+}
+
+/// A start for the training of `m` from the model certificate at `path`, checked first: a
+/// model of `m` as it is, one of `m - 1` lifted ([`train::FloatModel::lifted`]), named by its
+/// origin. `Ok(None)` for a model of another `m`; an error for a file that is not a valid
+/// model certificate.
+pub fn start_from_certificate(
+    path: &Path,
+    m: u32,
+) -> Result<Option<(String, train::FloatModel)>, String> {
+    let cert = crate::cert::io::read_certificate(path)?;
+    let proven = crate::check::check(&cert, Default::default())
+        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+    let json = cert
+        .model
+        .as_ref()
+        .ok_or_else(|| format!("{}: --from needs a model certificate", path.display()))?;
+    if cert.m != m && cert.m + 1 != m {
+        return Ok(None);
+    }
+    let model = crate::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
+    let start = train::FloatModel::from_model(&model);
+    let name = format!("the rank-{} model of {}", proven.rank, path.display());
+    Ok(Some(if cert.m == m {
+        (name, start)
+    } else {
+        let lifted = start.lifted();
+        let name = format!("{name} (m = {}) lifted to rank {}", cert.m, lifted.r);
+        (name, lifted)
+    }))
 }
 
 /// Removes temporary files (`NAME.tmpPID`) left in `dir/len{N}/` by writers that no longer run

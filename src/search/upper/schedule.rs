@@ -7,16 +7,29 @@
 //! random restarts, keeps the result if it passes, and otherwise tries above it. A failed probe
 //! proves nothing, so once no probe is left the schedule *steps* down one rank at a time from
 //! the best model, with its descent starts and every restart, below the failed probes too, until
-//! a step fails, as before. Only certified lower bounds stop it for good.
+//! a step fails, as before. Only certified lower bounds stop it for good. A run over a range of
+//! `m` first tries, once, the rank one above the best model of `m - 1` from that model lifted
+//! ([`super::train::FloatModel::lifted`]): where it passes, it lands at once where the probes
+//! would have taken several batches.
 
 /// The next search of the training engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Try {
     /// The rank to search.
     pub rank: usize,
-    /// A probe (one batch of random restarts, below the rank just under the best) or a step
-    /// (the rank just under the best, every restart and the descent starts).
-    pub probe: bool,
+    /// What kind of search.
+    pub kind: TryKind,
+}
+
+/// The kinds of search of the rank schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TryKind {
+    /// The lifted model of `m - 1` alone, no random restart; tried once, first.
+    Lift,
+    /// One batch of random restarts, below the rank just under the best.
+    Probe,
+    /// The rank just under the best: the descent starts and every restart.
+    Step,
 }
 
 /// The state of the rank schedule: everything below `floor` is refuted (or below the
@@ -27,6 +40,7 @@ pub struct RankSchedule {
     probe_floor: usize,
     best: usize,
     probes: bool,
+    lift: Option<usize>,
 }
 
 impl RankSchedule {
@@ -39,7 +53,15 @@ impl RankSchedule {
             probe_floor: probe_floor.unwrap_or(floor).max(floor),
             best,
             probes,
+            lift: None,
         }
+    }
+
+    /// Tries rank `rank` first, from a lifted model ([`TryKind::Lift`]), if it lies between
+    /// the floor and the best.
+    pub fn with_lift(mut self, rank: usize) -> Self {
+        self.lift = Some(rank);
+        self
     }
 
     /// The rank to try next, or `None` when every rank below the best is refuted.
@@ -48,29 +70,39 @@ impl RankSchedule {
         if top < self.floor {
             return None;
         }
+        if let Some(rank) = self.lift.filter(|r| (self.floor..=top).contains(r)) {
+            return Some(Try {
+                rank,
+                kind: TryKind::Lift,
+            });
+        }
         if self.probes && top >= self.probe_floor + 2 {
             // The middle of [probe_floor, top], rounded up: success is likelier near the top.
             let rank = self.probe_floor + (top - self.probe_floor).div_ceil(2);
-            return Some(Try { rank, probe: true });
+            return Some(Try {
+                rank,
+                kind: TryKind::Probe,
+            });
         }
         Some(Try {
             rank: top,
-            probe: false,
+            kind: TryKind::Step,
         })
     }
 
     /// A model of rank `rank` was certified.
     pub fn found(&mut self, rank: usize) {
         self.best = self.best.min(rank);
+        self.lift = None;
     }
 
-    /// The search of `t` found nothing: a failed probe raises the probe floor above it, a
-    /// failed step ends the schedule.
+    /// The search of `t` found nothing: a failed lift is not tried again, a failed probe
+    /// raises the probe floor above it, a failed step ends the schedule.
     pub fn failed(&mut self, t: Try) {
-        if t.probe {
-            self.probe_floor = self.probe_floor.max(t.rank + 1);
-        } else {
-            self.floor = self.best;
+        match t.kind {
+            TryKind::Lift => self.lift = None,
+            TryKind::Probe => self.probe_floor = self.probe_floor.max(t.rank + 1),
+            TryKind::Step => self.floor = self.best,
         }
     }
 
@@ -87,7 +119,11 @@ mod tests {
     /// Runs the schedule against a search that succeeds exactly at ranks `>= least` and
     /// returns the ranks tried in order.
     fn trace(floor: usize, best: usize, probes: bool, least: usize) -> Vec<Try> {
-        let mut s = RankSchedule::new(floor, best, probes, None);
+        trace_of(RankSchedule::new(floor, best, probes, None), least)
+    }
+
+    /// [`trace`] of a given schedule.
+    fn trace_of(mut s: RankSchedule, least: usize) -> Vec<Try> {
         let mut tried = Vec::new();
         while let Some(t) = s.next() {
             assert!(tried.len() < 64, "the schedule must end");
@@ -113,8 +149,8 @@ mod tests {
         let ranks: Vec<usize> = t.iter().map(|t| t.rank).collect();
         // Probes: 11 passes, 7 fails, 9 passes; then the step to 8 fails and ends the search.
         assert_eq!(ranks, vec![11, 7, 9, 8]);
-        assert!(t[..3].iter().all(|t| t.probe));
-        assert!(!t[3].probe);
+        assert!(t[..3].iter().all(|t| t.kind == TryKind::Probe));
+        assert_eq!(t[3].kind, TryKind::Step);
     }
 
     #[test]
@@ -138,7 +174,7 @@ mod tests {
                             last,
                             Some(Try {
                                 rank: least - 1,
-                                probe: false
+                                kind: TryKind::Step
                             })
                         );
                     } else {
@@ -147,6 +183,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_lift_is_tried_first_and_once() {
+        let ranks = |t: &[Try]| t.iter().map(|t| (t.rank, t.kind)).collect::<Vec<_>>();
+        use TryKind::{Lift, Probe, Step};
+        // The lift passes at 9: the probes then halve [4, 8].
+        let t = trace_of(RankSchedule::new(4, 18, true, None).with_lift(9), 6);
+        assert_eq!(
+            ranks(&t),
+            vec![(9, Lift), (6, Probe), (5, Step)],
+            "lift 9 passes, probe 6 passes, step 5 fails"
+        );
+        // The lift fails at 7: the schedule goes on as without it, and never lifts again.
+        let t = trace_of(RankSchedule::new(4, 18, true, None).with_lift(7), 9);
+        assert_eq!(
+            t[0],
+            Try {
+                rank: 7,
+                kind: Lift
+            }
+        );
+        assert_eq!(&t[1..], &trace(4, 18, true, 9)[..]);
+        // A lift at or above the best, or below the floor, is not tried.
+        for lift in [3, 18, 25] {
+            assert_eq!(
+                trace_of(RankSchedule::new(4, 18, true, None).with_lift(lift), 9),
+                trace(4, 18, true, 9)
+            );
+        }
+        // Nor after a certificate has been found some other way.
+        let mut s = RankSchedule::new(4, 18, true, None).with_lift(9);
+        s.found(12);
+        assert_eq!(s.next().map(|t| t.kind), Some(Probe));
     }
 
     #[test]
@@ -165,7 +235,7 @@ mod tests {
             s.next(),
             Some(Try {
                 rank: 15,
-                probe: true
+                kind: TryKind::Probe
             })
         );
         assert_eq!(s.probe_floor(), 12);

@@ -153,6 +153,7 @@ fn run_writes_checked_certificates() {
         train_steps: None,
         train_loss: None,
         start_model: None,
+        lift_start: None,
         train_polish: None,
         train_start: None,
     };
@@ -230,6 +231,7 @@ fn checkpoint_resumes() {
         train_steps: None,
         train_loss: None,
         start_model: None,
+        lift_start: None,
         train_polish: None,
         train_start: None,
     };
