@@ -336,11 +336,13 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
             // A given model (`--from`) is descended from step by step, without probes.
             let probes = opts.rank.is_none() && opts.start_model.is_none();
             let mut schedule = schedule::RankSchedule::new(floor, top, probes, resumed_floor);
-            // Without a rank or a given model, the lifted model of `m - 1` is tried first.
+            // Without a rank or a given model, the lifted model of `m - 1` is tried first,
+            // unless this is an interrupted run resumed (its checkpoint is written after the
+            // lift, which passed, and then its rank is certified, or failed).
             let lift = opts
                 .lift_start
                 .as_ref()
-                .filter(|(_, f)| probes && f.m == opts.m);
+                .filter(|(_, f)| probes && f.m == opts.m && resumed_floor.is_none());
             if let Some((_, fm)) = lift {
                 schedule = schedule.with_lift(fm.r);
             }
