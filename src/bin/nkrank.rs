@@ -637,8 +637,6 @@ fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
     );
 }
 
-/// The model of the certificate at `path` as a training start for `m` (`--from`), after the
-/// checker accepted the file; `None` when the certificate is for another `m`.
 fn solve(
     ms: (u32, u32),
     length: u32,

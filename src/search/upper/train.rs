@@ -266,9 +266,9 @@ impl FloatModel {
             let (low, top) = (x % n, x >= n);
             // ln of the geometric mean of the old row `low` of the kernel.
             let u = &self.a[low * r..(low + 1) * r];
+            let u_exp: Vec<f64> = u.iter().map(|l| l.exp()).collect();
             let log_mean = (0..n)
-                .map(|z| kernel_entry(&u.iter().map(|l| l.exp()).collect::<Vec<_>>(), &vr[z]))
-                .map(|k| k.max(f64::MIN_POSITIVE).ln())
+                .map(|z| kernel_entry(&u_exp, &vr[z]).max(f64::MIN_POSITIVE).ln())
                 .sum::<f64>()
                 / n as f64;
             a[x * big_r..x * big_r + r].copy_from_slice(u);
