@@ -116,6 +116,36 @@ fn training_starts_from_a_certificate() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--joint-lps` takes a short training that fails on its own below 1/2: the joint LP steps
+/// move `U`, `V` and the values together, the model passes the checker, and the command that
+/// the certificate records names the option so the run can be repeated.
+#[test]
+fn joint_lp_steps_finish_what_training_left() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-joint-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let short = ["--rank", "3", "--steps", "60"];
+    let (ok, err) = train_one_restart("5", &d, &short);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("no model of rank 3 found"),
+        "60 steps alone: {err}"
+    );
+    assert!(!err.contains("joint:"), "{err}");
+    let (ok, err) = train_one_restart("5", &d, &[&short[..], &["--joint-lps", "60"]].concat());
+    assert!(ok, "{err}");
+    assert!(err.contains("joint: "), "{err}");
+    assert!(err.contains("certified rank 3"), "{err}");
+    let written = dir.join("len3/m05-upper-r3-model.json");
+    let text = std::fs::read_to_string(&written).expect("a certificate was written");
+    assert!(
+        text.contains("--joint-lps 60"),
+        "the command does not record it"
+    );
+    let (ok, _) = nkrank(&["solve", "--m", "5", "--rank", "3", "--joint-lps", "0"]);
+    assert!(!ok, "--joint-lps 0 accepted");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// `--start gap` trains from the gap features: the certificate it writes passes the checker
 /// and its recorded command names the start, so the run can be repeated; a start that does not
 /// exist is a clean error.

@@ -127,6 +127,7 @@ fn main() {
             lift_start: None,
             train_polish: None,
             train_start: None,
+            train_joint: None,
         };
         let t = Instant::now();
         let res = run(&opts);

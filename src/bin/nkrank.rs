@@ -94,6 +94,12 @@ enum Command {
         /// rank m - 2; each restart jitters them by its seed.
         #[arg(long, value_enum)]
         start: Option<StartArg>,
+        /// After each training restart whose float maximal error is still 0.499 or more, at
+        /// most this many joint LP steps: `U`, `V` and the values move together, linearised
+        /// around the trained model inside a trust region, over the hardest sequences (L4);
+        /// a step is kept only if the float maximal error goes down. Default: none.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        joint_lps: Option<u64>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -415,6 +421,7 @@ struct SearchArgs {
     from: Option<PathBuf>,
     polish: Option<PolishArg>,
     start: Option<StartArg>,
+    joint_lps: Option<u64>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -556,6 +563,7 @@ fn main() -> ExitCode {
             from,
             polish,
             start,
+            joint_lps,
         } => solve(
             m,
             length,
@@ -573,6 +581,7 @@ fn main() -> ExitCode {
                 from,
                 polish,
                 start,
+                joint_lps,
             },
         ),
         Command::Table {
@@ -725,6 +734,9 @@ fn solve(
             if let Some(s) = args.start {
                 command += &format!(" --start {}", arg_name(s));
             }
+            if let Some(j) = args.joint_lps {
+                command += &format!(" --joint-lps {j}");
+            }
             let start_model = match &args.from {
                 Some(path) => {
                     command += &format!(" --from {}", path.display());
@@ -809,6 +821,7 @@ fn solve(
                 lift_start,
                 train_polish: args.polish.map(PolishArg::polish),
                 train_start: args.start.map(StartArg::start),
+                train_joint: args.joint_lps.map(|j| j as usize),
             };
             let t = Instant::now();
             match upper::run(&opts) {

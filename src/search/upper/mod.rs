@@ -1,17 +1,20 @@
 //! Rank-r model search (upper bounds; the margin LPs of `docs/PROOFS.md` L3 and L4).
 //!
-//! Two engines propose models in floating point; only the exact check decides:
+//! Three engines propose models in floating point; only the exact check decides:
 //! - [`structured`]: permutation-equivariant feature families ([`family`]) whose LPs collapse
 //!   to one small LP per query weight ([`type_lp`]); its LPs stay tiny for every `m <= 12`
 //!   (a run at `m = 10` takes about a minute, mostly the exact check);
 //! - [`alternating`]: alternating row LPs on explicit `U`, `V` for `m <= 6`, used to go below
-//!   the structured rank.
+//!   the structured rank;
+//! - [`train`]: training of `(U, V, G)` on the L4 triples with LP polishing, for every
+//!   `m <= 10`, optionally followed by the joint LP steps of [`joint`] (`--joint-lps`).
 //!
 //! Every candidate is rationalized ([`rationalize`]) and written only through
 //! [`crate::search::certify::check_and_write`], which runs the checker first.
 
 pub mod alternating;
 pub mod family;
+pub mod joint;
 pub mod rationalize;
 pub mod schedule;
 pub mod structured;
@@ -62,6 +65,9 @@ pub struct UpperOptions {
     pub train_polish: Option<train::Polish>,
     /// How the training restarts start (`--start`); `None` keeps [`train::Start::Random`].
     pub train_start: Option<train::Start>,
+    /// Joint LP steps after each training restart that ends at a float error of
+    /// [`train::JOINT_STOP`] or more (`--joint-lps`, [`joint`]); `None`: none.
+    pub train_joint: Option<usize>,
     /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
     /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
     pub start_model: Option<(String, train::FloatModel)>,
@@ -327,6 +333,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 loss: opts.train_loss.map(|l| format!("{l:?}")),
                 polish: opts.train_polish.map(|p| format!("{p:?}")),
                 start: opts.train_start.map(|p| format!("{p:?}")),
+                joint_lps: opts.train_joint,
                 probe_floor: (opts.rank.is_none()).then_some(probe_floor),
             };
             // An interrupted run of the same search left its probe floor in the checkpoint.
@@ -437,7 +444,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         .with_steps(opts.train_steps)
                         .with_loss(opts.train_loss)
                         .with_polish(opts.train_polish)
-                        .with_start(opts.train_start),
+                        .with_start(opts.train_start)
+                        .with_joint(opts.train_joint),
                     opts.m,
                     r,
                     opts.seed,
@@ -599,6 +607,16 @@ pub fn start_from_certificate(
         let name = format!("{name} (m = {}) lifted to rank {}", cert.m, lifted.r);
         (name, lifted)
     }))
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (tests of determinism across thread counts).
+#[cfg(test)]
+fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool")
+        .install(f)
 }
 
 /// Removes temporary files (`NAME.tmpPID`) left in `dir/len{N}/` by writers that no longer run

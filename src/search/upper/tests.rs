@@ -156,6 +156,7 @@ fn run_writes_checked_certificates() {
         lift_start: None,
         train_polish: None,
         train_start: None,
+        train_joint: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -234,6 +235,7 @@ fn checkpoint_resumes() {
         lift_start: None,
         train_polish: None,
         train_start: None,
+        train_joint: None,
     };
     let ck = Checkpoint {
         m: 3,
@@ -247,6 +249,7 @@ fn checkpoint_resumes() {
         loss: None,
         polish: None,
         start: None,
+        joint_lps: None,
         probe_floor: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);

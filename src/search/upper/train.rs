@@ -340,7 +340,14 @@ pub struct TrainConfig {
     /// of a few queries asks whether the rank can solve those rows at all
     /// (`nkrank lower row-sets`).
     pub rows: Option<Arc<Vec<bool>>>,
+    /// Joint LP steps after training when the float error is still `>=`
+    /// [`JOINT_STOP`] (`--joint-lps`; 0: none). See [`super::joint`].
+    pub joint_lps: usize,
 }
+
+/// The joint LP steps stop once the float maximal error is below this: room for the rounding
+/// of features and values, and a margin that the exact check keeps.
+pub const JOINT_STOP: f64 = 0.499;
 
 /// How a seeded training restart starts (`--start`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,6 +394,7 @@ impl TrainConfig {
             polish: Polish::All,
             start: Start::Random,
             rows: None,
+            joint_lps: 0,
         }
     }
 
@@ -418,6 +426,14 @@ impl TrainConfig {
             Some(Loss::SmoothMax) => self.hinge = None,
             Some(Loss::Hinge) => self.hinge = Some(HINGE_THETA),
             None => {}
+        }
+        self
+    }
+
+    /// The same schedule followed by at most `lps` joint LP steps when given (`--joint-lps`).
+    pub fn with_joint(mut self, lps: Option<usize>) -> TrainConfig {
+        if let Some(l) = lps {
+            self.joint_lps = l;
         }
         self
     }
@@ -485,7 +501,7 @@ fn row_kernel(fm: &FloatModel, vr: &[Vec<f64>], q: usize) -> Vec<f64> {
 }
 
 /// Marks "no `b`" in an active triple (length 2).
-const NO_B: u32 = u32::MAX;
+pub(super) const NO_B: u32 = u32::MAX;
 
 /// Loss pieces of one row at inverse temperature `beta`, relative to the shift `e0`:
 /// `(max error, sum exp(beta (err - e0)))`, and, if `grad`, the unnormalised gradients
@@ -603,7 +619,7 @@ struct RowOut {
 /// is `w - (tau - lambda) k` (low side) or `(tau + lambda) k - w` (high side). Keeping the
 /// `per_side` best `a` and `b` of each `(tau, side)` gives a few hundred triples per row that
 /// contain the hardest ones, for `O(n m)` work per row instead of `O(n^2)`.
-fn hardest_l4(
+pub(super) fn hardest_l4(
     fm: &FloatModel,
     length: usize,
     lambda: f64,
@@ -1016,6 +1032,9 @@ pub struct Checkpoint {
     /// The start named by `--start`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// The joint LP steps of `--joint-lps`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint_lps: Option<usize>,
     /// Without `--rank`: the least rank that probes may still try
     /// ([`super::schedule::RankSchedule`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1378,9 +1397,28 @@ type Attempt = (Option<(Model, &'static str)>, FloatModel, f64);
 
 /// One proposal: train from `start`, then polish with the row LPs given `V`, rationalize and run
 /// the fast exact verdict. `None` if no rounding passes.
-fn attempt(length: usize, mut fm: FloatModel, cfg: &TrainConfig, deadline: Instant) -> Attempt {
+fn attempt(
+    length: usize,
+    mut fm: FloatModel,
+    cfg: &TrainConfig,
+    deadline: Instant,
+    log: &(dyn Fn(&str) + Sync),
+) -> Attempt {
     let m = fm.m;
-    let err = train(&mut fm, cfg, deadline, 0.45);
+    let mut err = train(&mut fm, cfg, deadline, 0.45);
+    if cfg.joint_lps > 0 && (JOINT_STOP..1.0).contains(&err) && cfg.rows.is_none() {
+        let limits = super::joint::Limits {
+            max_lps: cfg.joint_lps,
+            stop_below: JOINT_STOP,
+            deadline,
+        };
+        let done = super::joint::refine(&mut fm, length, limits, log);
+        log(&format!(
+            "joint: {} LPs, {} steps kept, {} hops, float max error {:.4} -> {:.4}",
+            done.lps, done.kept, done.hops, done.before, done.after
+        ));
+        err = done.after;
+    }
     if err >= 0.5 + 0.1 || Instant::now() > deadline {
         return (None, fm, err);
     }
@@ -1498,7 +1536,7 @@ pub fn search(
                         }
                     }
                 };
-                attempt(length, fm, cfg, deadline)
+                attempt(length, fm, cfg, deadline, log)
             })
             .collect();
         for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(results) {
@@ -1644,11 +1682,7 @@ mod tests {
     #[test]
     fn search_is_deterministic_across_thread_counts() {
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("pool");
-            pool.install(|| {
+            super::super::on_threads(threads, || {
                 search_all(&TrainConfig::for_m(4, 3), 4, 2, 3, 4, Vec::new())
                     .map(|f| (f.model, f.float.a, f.origin))
             })

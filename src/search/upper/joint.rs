@@ -1,0 +1,465 @@
+//! Joint local improvement: sequential linear programming on `(U, V, G)` together.
+//!
+//! The alternating LPs move `U` with `V` fixed and then `V` with `U` fixed, and stall where
+//! the two must move at once; training follows a smooth surrogate of the maximum and slows
+//! down where many sequences are equally bad. One joint step linearises every error of the
+//! hardest sequences in all three at once, around the current float model, inside a trust
+//! region, and maximises the least margin below 1/2 by one LP:
+//!
+//! - `U = exp(A)`, `V = exp(B)`: a move `dA`, `dB` of the log-features changes a kernel entry
+//!   by `sum_c U[q, c] V[z, c] (dA[q, c] + dB[z, c])` to first order, and the trust region
+//!   `|dA|, |dB| <= delta` keeps every feature positive and the second-order term below
+//!   `delta^2` of the entry;
+//! - a sequence `{q, a, b^(N-2)}` with least level `t = <q, a>` errs on side `s = +-1` by at
+//!   most `1/2 - mu` if `sum_j c_j K(q, j) (s (G(q, j) - t) - 1/2) + mu D <= 0`, with `D` the
+//!   current denominator `sum_j c_j K(q, j)`; linear in `mu`, in `dG` and, to first order, in
+//!   `dA`, `dB`;
+//! - the sequences are the cuts: for each row the L4 candidates (`O(n m)` per row) whose float
+//!   error is within [`BAND`] of the worst. A step is kept only if the true float maximal
+//!   error (every sequence, by L4) went down; otherwise the trust region shrinks and the
+//!   sequences that the trial step made worst join the cuts.
+//!
+//! Nothing here is trusted: the result is a float model that the caller rationalises and the
+//! exact check decides. The LP is built in a fixed order and HiGHS runs on one thread, so the
+//! result does not depend on the number of threads.
+
+use super::train::{hardest_l4, max_error, FloatModel, NO_B};
+use crate::task::{num_tokens, overlap, Token};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+/// Sequences whose float error is within this of the worst are cuts of the next LP (at
+/// most; the band is [`BAND_PER_RADIUS`] times the trust radius, and at least [`BAND_MIN`]).
+pub const BAND: f64 = 0.08;
+const BAND_PER_RADIUS: f64 = 3.0;
+const BAND_MIN: f64 = 0.01;
+/// Candidates kept per level and side when the cuts are chosen (as in training).
+const PER_SIDE: usize = 4;
+/// Thresholds at which the candidates are taken, from the floor of the band to the maximum.
+const THRESHOLDS: usize = 3;
+/// Initial and largest trust radius of the log-features; the values move by [`G_SCALE`]
+/// times as much.
+const DELTA_START: f64 = 0.05;
+const DELTA_MAX: f64 = 0.15;
+/// A descent stops when [`STALL_LPS`] LPs gained less than [`STALL_GAIN`] together.
+const STALL_LPS: usize = 12;
+const STALL_GAIN: f64 = 2e-3;
+/// How far a hop moves each log-feature (uniformly, either way), and the seed of its jitter.
+const HOP_JITTER: f64 = 0.03;
+const HOP_SEED: u64 = 0x6A6F_696E_745F_686F;
+/// Below this radius the refinement stops: the linearisation has nothing left to offer.
+const DELTA_MIN: f64 = 1e-4;
+/// Trust radius of a value relative to that of a log-feature.
+const G_SCALE: f64 = 2.0;
+/// LPs at one trust radius before it shrinks, each with the sequences the last trial made
+/// worst added as cuts.
+const CUT_ROUNDS: usize = 4;
+/// At most this many cuts per LP: beyond, the band narrows to the worst ones.
+const MAX_CUTS: usize = 40_000;
+
+/// One cut: row `q`, tokens `a` (the least level) and `b` ([`NO_B`] for length 2), side
+/// `+1` (the output is too high) or `-1` (too low).
+type Cut = (u32, u32, u32, i8);
+
+/// A move of the joint LP: the variables of its positive and negative parts.
+type Move = (good_lp::Variable, good_lp::Variable);
+
+/// What the objective pays per unit of move (either sign): it only breaks ties.
+const STEP_PENALTY: f64 = 1e-5;
+
+/// When a refinement stops: after `max_lps` LPs, once the float maximal error is below
+/// `stop_below`, or at `deadline`.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Joint LPs at most.
+    pub max_lps: usize,
+    /// The float maximal error to reach.
+    pub stop_below: f64,
+    /// The time limit.
+    pub deadline: Instant,
+}
+
+/// What a refinement did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refined {
+    /// The float maximal error before.
+    pub before: f64,
+    /// The float maximal error after.
+    pub after: f64,
+    /// Joint LPs solved.
+    pub lps: usize,
+    /// Steps kept.
+    pub kept: usize,
+    /// Hops from a stationary point.
+    pub hops: u64,
+}
+
+/// The float output of row `q` on the sequence `{q, a, b^(N-2)}` minus its target.
+fn signed_error(fm: &FloatModel, vr: &[Vec<f64>], length: usize, cut: (u32, u32, u32)) -> f64 {
+    let (q, a, b) = (cut.0 as usize, cut.1 as usize, cut.2);
+    let n = num_tokens(fm.m);
+    let uq: Vec<f64> = fm.a[q * fm.r..(q + 1) * fm.r]
+        .iter()
+        .map(|x| x.exp())
+        .collect();
+    let kern = |z: usize| -> f64 { uq.iter().zip(&vr[z]).map(|(x, y)| x * y).sum() };
+    let g = &fm.g[q * n..(q + 1) * n];
+    let (mut den, mut num) = (kern(q) + kern(a), kern(q) * g[q] + kern(a) * g[a]);
+    if b != NO_B {
+        let mult = length.saturating_sub(2) as f64;
+        let kb = kern(b as usize);
+        den += mult * kb;
+        num += mult * kb * g[b as usize];
+    }
+    let e = num / den - f64::from(overlap(q as Token, a as Token));
+    if e.is_nan() {
+        f64::INFINITY
+    } else {
+        e
+    }
+}
+
+/// The L4 candidates of every row whose float error is at least `floor`, with their side.
+/// The most violated sequences at one threshold need not be the worst at another, so the
+/// candidates are taken at thresholds from `floor` to `top` (the current maximal error).
+fn hardest_cuts(fm: &FloatModel, length: usize, floor: f64, top: f64) -> BTreeSet<Cut> {
+    let vr = fm.v_rows();
+    let mut out = BTreeSet::new();
+    for i in 0..THRESHOLDS {
+        let x = i as f64 / (THRESHOLDS - 1) as f64;
+        let lambda = (floor + x * (top - floor) * (1.0 - 1e-9)).clamp(0.0, 1e6);
+        let cands = hardest_l4(fm, length, lambda, PER_SIDE, None);
+        let found: Vec<Cut> = cands
+            .par_iter()
+            .enumerate()
+            .map(|(q, pairs)| {
+                pairs
+                    .iter()
+                    .filter_map(|&(a, b)| {
+                        let e = signed_error(fm, &vr, length, (q as u32, a, b));
+                        (e.abs() >= floor).then_some((q as u32, a, b, if e > 0.0 { 1 } else { -1 }))
+                    })
+                    .collect::<Vec<Cut>>()
+            })
+            .flatten()
+            .collect();
+        out.extend(found);
+    }
+    out
+}
+
+/// One joint LP around `fm` over `cuts` with trust radius `delta`: the moved model and the
+/// LP's margin, or `None` if HiGHS does not report an optimum.
+fn joint_step(
+    fm: &FloatModel,
+    length: usize,
+    cuts: &BTreeSet<Cut>,
+    delta: f64,
+    deadline: Instant,
+) -> Option<(FloatModel, f64)> {
+    use good_lp::{variable, Expression, ProblemVariables, Solution};
+    let (n, r) = (num_tokens(fm.m), fm.r);
+    let vr = fm.v_rows();
+    let mult = length.saturating_sub(2) as f64;
+    let mut vars = ProblemVariables::new();
+    let mu = vars.add(variable().min(-1.0).max(1.0));
+    // Every move is `up - down` with both parts in `[0, radius]`, and the objective pays
+    // [`STEP_PENALTY`] per unit of either: a move that the margin does not need stays 0
+    // instead of sitting at a vertex of the trust region, where the terms of second order
+    // would spoil sequences that are not cuts.
+    let mut da: BTreeMap<(u32, usize), Move> = BTreeMap::new();
+    let mut db: BTreeMap<(u32, usize), Move> = BTreeMap::new();
+    let mut dg: BTreeMap<(u32, u32), Move> = BTreeMap::new();
+    let bound = |v: &mut ProblemVariables, d: f64| -> Move {
+        (
+            v.add(variable().min(0.0).max(d)),
+            v.add(variable().min(0.0).max(d)),
+        )
+    };
+    let part = |m: Move, coef: f64| -> Expression { coef * m.0 - coef * m.1 };
+    let mut cons = Vec::with_capacity(cuts.len());
+    for &(q, a, b, side) in cuts {
+        let s = f64::from(side);
+        let qi = q as usize;
+        let uq: Vec<f64> = fm.a[qi * r..(qi + 1) * r].iter().map(|x| x.exp()).collect();
+        let t = f64::from(overlap(q as Token, a as Token));
+        let g = &fm.g[qi * n..(qi + 1) * n];
+        // The tokens of the sequence and their multiplicities (a token may repeat).
+        let mut terms: Vec<(u32, f64)> = vec![(q, 1.0), (a, 1.0)];
+        if b != NO_B {
+            terms.push((b, mult));
+        }
+        let den: f64 = terms
+            .iter()
+            .map(|&(z, c)| {
+                c * uq
+                    .iter()
+                    .zip(&vr[z as usize])
+                    .map(|(x, y)| x * y)
+                    .sum::<f64>()
+            })
+            .sum();
+        if !(den > 0.0 && den.is_finite()) {
+            return None;
+        }
+        // Everything is divided by the current denominator, so that `mu` is a margin in
+        // the units of the output.
+        let mut lhs = Expression::from(0.0) + mu;
+        let mut constant = 0.0;
+        for &(z, c) in &terms {
+            let zi = z as usize;
+            let coef = s * (g[zi] - t) - 0.5;
+            let mut k = 0.0;
+            for col in 0..r {
+                let e = c * uq[col] * vr[zi][col] / den;
+                k += e;
+                let x = *da
+                    .entry((q, col))
+                    .or_insert_with(|| bound(&mut vars, delta));
+                let y = *db
+                    .entry((z, col))
+                    .or_insert_with(|| bound(&mut vars, delta));
+                lhs += part(x, e * coef) + part(y, e * coef);
+            }
+            constant += k * coef;
+            let w = *dg
+                .entry((q, z))
+                .or_insert_with(|| bound(&mut vars, G_SCALE * delta));
+            lhs += part(w, s * k);
+        }
+        cons.push((lhs + constant).leq(0.0));
+    }
+    let mut objective = Expression::from(mu);
+    for m in da.values().chain(db.values()).chain(dg.values()) {
+        objective -= STEP_PENALTY * m.0 + STEP_PENALTY * m.1;
+    }
+    let sol =
+        crate::lp::upper_margin::solve_max_interior_until(vars, objective, cons, Some(deadline))?;
+    let mut next = fm.clone();
+    for (&(q, c), &v) in &da {
+        let x = &mut next.a[q as usize * r + c];
+        *x = (*x + (sol.value(v.0) - sol.value(v.1))).clamp(-30.0, 30.0);
+    }
+    for (&(z, c), &v) in &db {
+        let x = &mut next.b[z as usize * r + c];
+        *x = (*x + (sol.value(v.0) - sol.value(v.1))).clamp(-30.0, 30.0);
+    }
+    for (&(q, z), &v) in &dg {
+        next.g[q as usize * n + z as usize] += sol.value(v.0) - sol.value(v.1);
+    }
+    Some((next, sol.value(mu)))
+}
+
+/// Refines `fm` in place by joint LP steps until one of the `limits` is reached. When the steps reach
+/// a stationary point (the trust radius shrinks to nothing) with LPs left, the search hops:
+/// the best model so far, its log-features jittered by a seeded `+-`[`HOP_JITTER`], is
+/// refined again. `fm` ends as the best model seen, so its error never goes up.
+pub fn refine(
+    fm: &mut FloatModel,
+    length: usize,
+    limits: Limits,
+    log: &(dyn Fn(&str) + Sync),
+) -> Refined {
+    let Limits {
+        max_lps,
+        stop_below,
+        deadline,
+    } = limits;
+    let before = max_error(fm, length);
+    let mut best = (fm.clone(), before);
+    let (mut lps, mut kept, mut hops) = (0, 0, 0);
+    loop {
+        let left = Limits {
+            max_lps: max_lps - lps,
+            ..limits
+        };
+        let (l, k, e) = descend(fm, length, left, log);
+        lps += l;
+        kept += k;
+        if e < best.1 {
+            best = (fm.clone(), e);
+        }
+        if best.1 < stop_below || lps >= max_lps || l == 0 || Instant::now() >= deadline {
+            break;
+        }
+        hops += 1;
+        *fm = best.0.clone();
+        let rng = &mut ChaCha8Rng::seed_from_u64(HOP_SEED ^ hops);
+        for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
+            *x = (*x + rng.gen_range(-HOP_JITTER..HOP_JITTER)).clamp(-30.0, 30.0);
+        }
+        log(&format!(
+            "joint: hop {hops} from float max error {:.4}",
+            best.1
+        ));
+    }
+    *fm = best.0;
+    Refined {
+        before,
+        after: best.1,
+        lps,
+        kept,
+        hops,
+    }
+}
+
+/// The joint LP steps from `fm` until a stationary point or one of the `limits`: LPs solved,
+/// steps kept, and the final float maximal error.
+fn descend(
+    fm: &mut FloatModel,
+    length: usize,
+    limits: Limits,
+    log: &(dyn Fn(&str) + Sync),
+) -> (usize, usize, f64) {
+    let Limits {
+        max_lps,
+        stop_below,
+        deadline,
+    } = limits;
+    let mut err = max_error(fm, length);
+    let mut delta = DELTA_START;
+    // The error some LPs ago: a descent that gains less than [`STALL_GAIN`] over
+    // [`STALL_LPS`] LPs is at a stationary point in all but name.
+    let mut mark = (0, err);
+    let mut cuts: BTreeSet<Cut> = BTreeSet::new();
+    let (mut lps, mut kept) = (0, 0);
+    while lps < max_lps && err >= stop_below && delta >= DELTA_MIN && Instant::now() < deadline {
+        if !err.is_finite() {
+            break;
+        }
+        if lps >= mark.0 + STALL_LPS {
+            if mark.1 - err < STALL_GAIN {
+                break;
+            }
+            mark = (lps, err);
+        }
+        // The cuts: those of the current model near its worst, plus the old ones still near.
+        // A step of radius `delta` moves an error by a few `delta` at most, so the band
+        // narrows with the radius (a trial that moved more is caught by the cut rounds).
+        let mut band = (BAND_PER_RADIUS * delta).clamp(BAND_MIN, BAND);
+        let mut fresh = hardest_cuts(fm, length, err - band, err);
+        while fresh.len() > MAX_CUTS && band > 1e-3 {
+            band /= 2.0;
+            fresh = hardest_cuts(fm, length, err - band, err);
+        }
+        let vr = fm.v_rows();
+        cuts.retain(|&(q, a, b, side)| {
+            f64::from(side) * signed_error(fm, &vr, length, (q, a, b)) >= err - band
+        });
+        cuts.extend(fresh);
+        // Cutting planes at this radius: a trial that made some sequence outside the cuts
+        // worse than the current maximum adds those sequences and is solved again.
+        let mut accepted = false;
+        let mut growth = 1.0;
+        for _ in 0..CUT_ROUNDS {
+            if lps >= max_lps || Instant::now() >= deadline {
+                break;
+            }
+            lps += 1;
+            let Some((trial, margin)) = joint_step(fm, length, &cuts, delta, deadline) else {
+                break;
+            };
+            let trial_err = max_error(&trial, length);
+            log(&format!(
+                "joint: LP {lps}: {} cuts, radius {delta:.4}, margin {margin:.4}, float max error {err:.4} -> {trial_err:.4}",
+                cuts.len()
+            ));
+            if trial_err < err {
+                // The usual trust-region rule: grow the radius when the step did at least
+                // half of what the LP predicted, shrink it when it did less than a quarter.
+                let (predicted, actual) = (err - (0.5 - margin), err - trial_err);
+                growth = if actual >= 0.5 * predicted {
+                    1.5
+                } else if actual < 0.25 * predicted {
+                    0.5
+                } else {
+                    1.0
+                };
+                *fm = trial;
+                err = trial_err;
+                kept += 1;
+                accepted = true;
+                break;
+            }
+            let before = cuts.len();
+            cuts.extend(hardest_cuts(&trial, length, err, trial_err));
+            if cuts.len() == before {
+                break;
+            }
+        }
+        delta = if accepted {
+            (delta * growth).min(DELTA_MAX)
+        } else {
+            delta / 2.0
+        };
+    }
+    (lps, kept, err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn start(m: u32, r: usize, seed: u64) -> FloatModel {
+        FloatModel::random(m, r, 1.0, &mut ChaCha8Rng::seed_from_u64(seed))
+    }
+
+    /// A start where training has done some of the work (as in a search), at rank 2 of
+    /// `m = 5`, which no model solves (`certificates/len3/m05-lower-r3-case-tree.json`).
+    fn trained() -> FloatModel {
+        let mut fm = start(5, 2, 7);
+        let cfg = super::super::train::TrainConfig::for_m(5, 3).with_steps(Some(60));
+        let far = Instant::now() + Duration::from_secs(3600);
+        super::super::train::train(&mut fm, &cfg, far, 0.0);
+        fm
+    }
+
+    #[test]
+    fn the_worst_sequence_is_a_cut() {
+        // The cuts at the current maximum contain a sequence that attains it (the maximum of
+        // every sequence, `max_error`, is itself checked against brute force elsewhere).
+        for (m, r, seed) in [(3u32, 1usize, 1u64), (4, 2, 2), (5, 2, 3), (5, 3, 4)] {
+            let fm = start(m, r, seed);
+            let err = max_error(&fm, 3);
+            let vr = fm.v_rows();
+            let cuts = hardest_cuts(&fm, 3, err - 1e-9, err);
+            assert!(!cuts.is_empty(), "m = {m}: no cut");
+            let top = cuts
+                .iter()
+                .map(|&(q, a, b, s)| f64::from(s) * signed_error(&fm, &vr, 3, (q, a, b)))
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(top, err, "m = {m}, r = {r}");
+        }
+    }
+
+    #[test]
+    fn refining_lowers_the_error_the_same_way_on_any_thread_count() {
+        let run = |threads: usize| {
+            super::super::on_threads(threads, || {
+                let mut fm = trained();
+                let limits = Limits {
+                    max_lps: 12,
+                    stop_below: 0.0,
+                    deadline: Instant::now() + Duration::from_secs(3600),
+                };
+                let done = refine(&mut fm, 3, limits, &|_| {});
+                (fm.a, fm.b, fm.g, done)
+            })
+        };
+        let one = run(1);
+        let two = run(2);
+        assert_eq!(one, two);
+        let done = one.3;
+        assert!(done.kept > 0, "no step kept: {done:?}");
+        assert!(done.after < done.before, "{done:?}");
+        let mut fm = trained();
+        fm.a = one.0;
+        fm.b = one.1;
+        fm.g = one.2;
+        assert_eq!(max_error(&fm, 3), done.after);
+    }
+}
