@@ -15,13 +15,16 @@
 //!   current denominator `sum_j c_j K(q, j)`; linear in `mu`, in `dG` and, to first order, in
 //!   `dA`, `dB`;
 //! - the sequences are the cuts: for each row the L4 candidates (`O(n m)` per row) whose float
-//!   error is within [`BAND`] of the worst. A step is kept only if the true float maximal
-//!   error (every sequence, by L4) went down; otherwise the trust region shrinks and the
-//!   sequences that the trial step made worst join the cuts.
+//!   error is within a band of the worst (a few radii, [`BAND`] at most). A step is kept only
+//!   if the true float maximal error (every sequence, by L4) went down; otherwise the
+//!   sequences that the trial step made worst join the cuts and the LP is solved again, and
+//!   then the trust region shrinks;
+//! - at a stationary point the search hops: the best model so far, jittered by a seeded
+//!   noise, descends again.
 //!
 //! Nothing here is trusted: the result is a float model that the caller rationalises and the
-//! exact check decides. The LP is built in a fixed order and HiGHS runs on one thread, so the
-//! result does not depend on the number of threads.
+//! exact check decides. The LP is built in a fixed order and HiGHS (interior point, no
+//! crossover) runs on one thread, so the result does not depend on the number of threads.
 
 use super::train::{hardest_l4, max_error, FloatModel, NO_B};
 use crate::task::{num_tokens, overlap, Token};
