@@ -30,8 +30,13 @@ pub fn write_certificate(path: &Path, cert: &CertificateFile) -> Result<(), Stri
     write_atomic(path, &bytes)
 }
 
-/// Writes bytes to `path` through a temporary sibling and a rename.
+/// Writes bytes to `path` through a temporary sibling and a rename, creating the folder first
+/// if it is missing.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
     let tmp: PathBuf = {
         let mut name = path
             .file_name()

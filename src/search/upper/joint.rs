@@ -256,57 +256,134 @@ fn joint_step(
     Some((next, sol.value(mu)))
 }
 
+/// A refinement between two descents: the best model so far and the counts. It is all that
+/// the next hop depends on, so a run resumed from it goes on as the uninterrupted run would
+/// have from there.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// The best model so far.
+    pub best: FloatModel,
+    /// The counts so far; `after` is the float maximal error of `best`.
+    pub done: Refined,
+    /// Whether the refinement ended for good (not by its deadline).
+    pub finished: bool,
+}
+
+impl Snapshot {
+    /// The snapshot in a small binary form (`NKJS1`, the five counts, the end flag, then
+    /// [`FloatModel::to_bytes`]), floats exact.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = b"NKJS1\n".to_vec();
+        let d = &self.done;
+        bytes.extend_from_slice(&d.before.to_le_bytes());
+        bytes.extend_from_slice(&d.after.to_le_bytes());
+        for x in [d.lps as u64, d.kept as u64, d.hops] {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+        bytes.push(u8::from(self.finished));
+        bytes.extend_from_slice(&self.best.to_bytes());
+        bytes
+    }
+
+    /// Reads [`Snapshot::to_bytes`]; anything malformed is none.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Snapshot> {
+        let rest = bytes.strip_prefix(b"NKJS1\n")?;
+        let word = |i: usize| -> Option<[u8; 8]> { rest.get(8 * i..8 * i + 8)?.try_into().ok() };
+        let count =
+            |i: usize| -> Option<usize> { usize::try_from(u64::from_le_bytes(word(i)?)).ok() };
+        let done = Refined {
+            before: f64::from_le_bytes(word(0)?),
+            after: f64::from_le_bytes(word(1)?),
+            lps: count(2)?,
+            kept: count(3)?,
+            hops: u64::from_le_bytes(word(4)?),
+        };
+        let finished = match rest.get(40)? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        let best = FloatModel::from_bytes(rest.get(41..)?)?;
+        Some(Snapshot {
+            best,
+            done,
+            finished,
+        })
+    }
+}
+
 /// Refines `fm` in place by joint LP steps until one of the `limits` is reached. When the steps reach
 /// a stationary point (the trust radius shrinks to nothing) with LPs left, the search hops:
 /// the best model so far, its log-features jittered by a seeded `+-`[`HOP_JITTER`], is
 /// refined again. `fm` ends as the best model seen, so its error never goes up.
+///
+/// After every descent the state goes to `save`; given back as `resume` (a run interrupted
+/// and started again), the refinement goes on from it with the next hop, and `fm` is not
+/// used.
 pub fn refine(
     fm: &mut FloatModel,
     length: usize,
     limits: Limits,
     log: &(dyn Fn(&str) + Sync),
+    resume: Option<Snapshot>,
+    save: &(dyn Fn(&Snapshot) + Sync),
 ) -> Refined {
     let Limits {
         max_lps,
         stop_below,
         deadline,
     } = limits;
-    let before = max_error(fm, length);
-    let mut best = (fm.clone(), before);
-    let (mut lps, mut kept, mut hops) = (0, 0, 0);
+    let mut hop_first = resume.is_some();
+    let mut s = resume.unwrap_or_else(|| {
+        let before = max_error(fm, length);
+        Snapshot {
+            best: fm.clone(),
+            done: Refined {
+                before,
+                after: before,
+                lps: 0,
+                kept: 0,
+                hops: 0,
+            },
+            finished: false,
+        }
+    });
     loop {
+        if hop_first {
+            if s.finished || s.done.lps >= max_lps || Instant::now() >= deadline {
+                break;
+            }
+            s.done.hops += 1;
+            *fm = s.best.clone();
+            let rng = &mut ChaCha8Rng::seed_from_u64(HOP_SEED ^ s.done.hops);
+            for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
+                *x = (*x + rng.gen_range(-HOP_JITTER..HOP_JITTER)).clamp(-30.0, 30.0);
+            }
+            log(&format!(
+                "joint: hop {} from float max error {:.4}",
+                s.done.hops, s.done.after
+            ));
+        }
+        hop_first = true;
         let left = Limits {
-            max_lps: max_lps - lps,
+            max_lps: max_lps - s.done.lps,
             ..limits
         };
         let (l, k, e) = descend(fm, length, left, log);
-        lps += l;
-        kept += k;
-        if e < best.1 {
-            best = (fm.clone(), e);
+        s.done.lps += l;
+        s.done.kept += k;
+        if e < s.done.after {
+            s.best = fm.clone();
+            s.done.after = e;
         }
-        if best.1 < stop_below || lps >= max_lps || l == 0 || Instant::now() >= deadline {
-            break;
-        }
-        hops += 1;
-        *fm = best.0.clone();
-        let rng = &mut ChaCha8Rng::seed_from_u64(HOP_SEED ^ hops);
-        for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
-            *x = (*x + rng.gen_range(-HOP_JITTER..HOP_JITTER)).clamp(-30.0, 30.0);
-        }
-        log(&format!(
-            "joint: hop {hops} from float max error {:.4}",
-            best.1
-        ));
+        // A descent that could not solve one LP before the deadline ends nothing for good.
+        s.finished = s.done.after < stop_below
+            || s.done.lps >= max_lps
+            || (l == 0 && Instant::now() < deadline);
+        save(&s);
     }
-    *fm = best.0;
-    Refined {
-        before,
-        after: best.1,
-        lps,
-        kept,
-        hops,
-    }
+    *fm = s.best;
+    s.done
 }
 
 /// The joint LP steps from `fm` until a stationary point or one of the `limits`: LPs solved,
@@ -449,7 +526,7 @@ mod tests {
                     stop_below: 0.0,
                     deadline: Instant::now() + Duration::from_secs(3600),
                 };
-                let done = refine(&mut fm, 3, limits, &|_| {});
+                let done = refine(&mut fm, 3, limits, &|_| {}, None, &|_| {});
                 (fm.a, fm.b, fm.g, done)
             })
         };
@@ -464,5 +541,53 @@ mod tests {
         fm.b = one.1;
         fm.g = one.2;
         assert_eq!(max_error(&fm, 3), done.after);
+    }
+
+    #[test]
+    fn a_refinement_resumed_from_its_snapshot_ends_as_the_uninterrupted_one() {
+        let limits = Limits {
+            max_lps: 60,
+            stop_below: 0.0,
+            deadline: Instant::now() + Duration::from_secs(3600),
+        };
+        let snaps = std::sync::Mutex::new(Vec::new());
+        let mut whole = trained();
+        let done = refine(&mut whole, 3, limits, &|_| {}, None, &|s| {
+            snaps.lock().expect("lock").push(s.to_bytes())
+        });
+        let snaps = snaps.into_inner().expect("lock");
+        assert!(done.hops >= 1, "no hop to resume at: {done:?}");
+        assert_eq!(
+            snaps.len() as u64,
+            done.hops + 1,
+            "one snapshot per descent"
+        );
+        // The last snapshot is the result, and it says so.
+        let last = Snapshot::from_bytes(snaps.last().expect("a snapshot")).expect("readable");
+        assert!(last.finished);
+        assert_eq!(last.done, done);
+        assert_eq!(last.best.to_bytes(), whole.to_bytes());
+        // Resumed from the first one, with a start that is ignored, the same end, byte for byte.
+        let first = Snapshot::from_bytes(&snaps[0]).expect("readable");
+        assert!(!first.finished);
+        assert_eq!(first.to_bytes(), snaps[0]);
+        let mut resumed = start(5, 2, 99);
+        let again = refine(&mut resumed, 3, limits, &|_| {}, Some(first), &|_| {});
+        assert_eq!(again, done);
+        assert_eq!(resumed.to_bytes(), whole.to_bytes());
+        // A snapshot that ended for good gives nothing more to do.
+        let mut ended = start(5, 2, 99);
+        assert_eq!(
+            refine(&mut ended, 3, limits, &|_| {}, Some(last), &|_| {}),
+            done
+        );
+        assert_eq!(ended.to_bytes(), whole.to_bytes());
+        // Malformed bytes are refused, not misread.
+        let good = &snaps[0];
+        assert!(Snapshot::from_bytes(&good[..good.len() - 1]).is_none());
+        let mut flag = good.clone();
+        flag[6 + 40] = 2;
+        assert!(Snapshot::from_bytes(&flag).is_none());
+        assert!(Snapshot::from_bytes(b"NKJS1").is_none());
     }
 }

@@ -456,6 +456,15 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     deadline,
                     &log,
                     &save,
+                    Some(&train::Snapshots {
+                        checkpoint: ck_path.clone(),
+                        identity: serde_json::to_string(&train::Checkpoint {
+                            restarts_done: 0,
+                            probe_floor: None,
+                            ..ck_at(r, 0, pf)
+                        })
+                        .unwrap_or_default(),
+                    }),
                 );
                 let Some(found) = found else {
                     if Instant::now() >= deadline {

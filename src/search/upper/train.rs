@@ -116,21 +116,20 @@ impl FloatModel {
         FloatModel { m, r, a, b, g }
     }
 
-    /// Writes the model atomically in a small binary form (`NKFM1`, then `m` and `r`, then
-    /// `a`, `b`, `g` as little-endian `f64`): the descent start that a resumed run reloads.
-    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
+    /// The model in a small binary form (`NKFM1`, then `m` and `r`, then `a`, `b`, `g` as
+    /// little-endian `f64`): exact, unlike a decimal text of the floats.
+    pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = b"NKFM1\n".to_vec();
         bytes.extend_from_slice(&self.m.to_le_bytes());
         bytes.extend_from_slice(&(self.r as u64).to_le_bytes());
         for x in self.a.iter().chain(&self.b).chain(&self.g) {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
-        crate::cert::io::write_atomic(path, &bytes)
+        bytes
     }
 
-    /// Reads a model written by [`FloatModel::save`]; anything malformed counts as none.
-    pub fn load(path: &std::path::Path) -> Option<FloatModel> {
-        let bytes = std::fs::read(path).ok()?;
+    /// Reads [`FloatModel::to_bytes`]; anything malformed (or with bytes after it) is none.
+    pub fn from_bytes(bytes: &[u8]) -> Option<FloatModel> {
         let rest = bytes.strip_prefix(b"NKFM1\n")?;
         let m = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
         let r = usize::try_from(u64::from_le_bytes(rest.get(4..12)?.try_into().ok()?)).ok()?;
@@ -155,6 +154,17 @@ impl FloatModel {
             b: b.to_vec(),
             g: g.to_vec(),
         })
+    }
+
+    /// Writes the model atomically ([`FloatModel::to_bytes`]): the descent start that a
+    /// resumed run reloads.
+    pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
+        crate::cert::io::write_atomic(path, &self.to_bytes())
+    }
+
+    /// Reads a model written by [`FloatModel::save`]; anything malformed counts as none.
+    pub fn load(path: &std::path::Path) -> Option<FloatModel> {
+        FloatModel::from_bytes(&std::fs::read(path).ok()?)
     }
 
     /// The float form of an exact model (a start for training or rank descent): `a = ln U`,
@@ -1062,6 +1072,13 @@ impl Checkpoint {
         checkpoint.with_extension("start")
     }
 
+    /// The file beside the checkpoint that holds one proposal's joint refinement between
+    /// descents ([`Snapshots`]), named by the first 16 hex digits of the SHA-256 of its `key`.
+    pub fn snapshot_path(checkpoint: &std::path::Path, key: &[u8]) -> std::path::PathBuf {
+        let hash = crate::manifest::sha256_hex(key);
+        checkpoint.with_extension(format!("joint-{}", &hash[..16]))
+    }
+
     /// Reads a checkpoint; anything unreadable counts as none.
     pub fn load(path: &std::path::Path) -> Option<Checkpoint> {
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
@@ -1070,9 +1087,6 @@ impl Checkpoint {
     /// Writes the checkpoint atomically.
     pub fn save(&self, path: &std::path::Path) -> Result<(), String> {
         let text = serde_json::to_vec_pretty(self).map_err(|e| e.to_string())?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
         crate::cert::io::write_atomic(path, &text)
     }
 }
@@ -1395,6 +1409,61 @@ type RowValues = (Vec<(usize, f64)>, f64);
 /// trained float model, and its float maximal error.
 type Attempt = (Option<(Model, &'static str)>, FloatModel, f64);
 
+/// Where the proposals of a search keep their joint refinement between descents
+/// ([`super::joint::Snapshot`]), so that an interrupted run resumes each where it stopped
+/// instead of training it again: one file per proposal beside the checkpoint
+/// ([`Checkpoint::snapshot_path`]).
+#[derive(Clone, Debug)]
+pub struct Snapshots {
+    /// The checkpoint file of the search.
+    pub checkpoint: std::path::PathBuf,
+    /// Everything that determines the proposals (the checkpoint's identity), as text.
+    pub identity: String,
+}
+
+impl Snapshots {
+    /// The snapshot file of the proposal `origin` of rank `r` from `start`: its key names the
+    /// search, the rank, the origin and the start's bytes, so no other proposal reads it.
+    fn file(&self, r: usize, origin: &str, start: &FloatModel) -> SnapshotFile {
+        let start_hash = crate::manifest::sha256_hex(&start.to_bytes());
+        let key = format!(
+            "{}\nrank {r}\n{origin}\nstart sha256:{start_hash}\n",
+            self.identity
+        )
+        .into_bytes();
+        SnapshotFile {
+            path: Checkpoint::snapshot_path(&self.checkpoint, &key),
+            key,
+        }
+    }
+}
+
+/// One proposal's snapshot file and the key that its content starts with.
+pub struct SnapshotFile {
+    path: std::path::PathBuf,
+    key: Vec<u8>,
+}
+
+impl SnapshotFile {
+    /// The snapshot, if the file holds one of this proposal.
+    fn load(&self) -> Option<super::joint::Snapshot> {
+        let bytes = std::fs::read(&self.path).ok()?;
+        super::joint::Snapshot::from_bytes(bytes.strip_prefix(self.key.as_slice())?)
+    }
+
+    /// Writes the snapshot atomically after the key.
+    fn save(&self, s: &super::joint::Snapshot) -> Result<(), String> {
+        let mut bytes = self.key.clone();
+        bytes.extend_from_slice(&s.to_bytes());
+        crate::cert::io::write_atomic(&self.path, &bytes)
+    }
+
+    /// Removes the file once its proposal is done for good (a missing file is fine).
+    fn remove(&self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// One proposal: train from `start`, then polish with the row LPs given `V`, rationalize and run
 /// the fast exact verdict. `None` if no rounding passes.
 fn attempt(
@@ -1403,16 +1472,38 @@ fn attempt(
     cfg: &TrainConfig,
     deadline: Instant,
     log: &(dyn Fn(&str) + Sync),
+    snapshot: Option<&SnapshotFile>,
 ) -> Attempt {
     let m = fm.m;
-    let mut err = train(&mut fm, cfg, deadline, 0.45);
-    if cfg.joint_lps > 0 && (JOINT_STOP..1.0).contains(&err) && cfg.rows.is_none() {
+    // A refinement that an interrupted run left goes on where it stopped, without training.
+    let resume = snapshot
+        .and_then(SnapshotFile::load)
+        .filter(|s| cfg.joint_lps > 0 && s.best.m == m && s.best.r == fm.r);
+    let mut err = match &resume {
+        Some(s) => {
+            log(&format!(
+                "joint: resumed after {} LPs and {} hop(s) at float max error {:.4} (checkpoint)",
+                s.done.lps, s.done.hops, s.done.after
+            ));
+            s.done.after
+        }
+        None => train(&mut fm, cfg, deadline, 0.45),
+    };
+    if cfg.joint_lps > 0
+        && (resume.is_some() || (JOINT_STOP..1.0).contains(&err))
+        && cfg.rows.is_none()
+    {
         let limits = super::joint::Limits {
             max_lps: cfg.joint_lps,
             stop_below: JOINT_STOP,
             deadline,
         };
-        let done = super::joint::refine(&mut fm, length, limits, log);
+        let save = |s: &super::joint::Snapshot| {
+            if let Some(Err(e)) = snapshot.map(|f| f.save(s)) {
+                log(&format!("cannot write the joint checkpoint: {e}"));
+            }
+        };
+        let done = super::joint::refine(&mut fm, length, limits, log, resume, &save);
         log(&format!(
             "joint: {} LPs, {} steps kept, {} hops, float max error {:.4} -> {:.4}",
             done.lps, done.kept, done.hops, done.before, done.after
@@ -1503,6 +1594,7 @@ pub fn search(
     deadline: Instant,
     log: &(dyn Fn(&str) + Sync),
     done: &dyn Fn(u64),
+    snapshots: Option<&Snapshots>,
 ) -> Option<Found> {
     let length = cfg.length;
     // Jobs: (origin, start, seed, random restarts done once this job is done).
@@ -1523,9 +1615,9 @@ pub fn search(
         if Instant::now() > deadline {
             return None;
         }
-        let results: Vec<Attempt> = batch
+        let results: Vec<(Attempt, Option<SnapshotFile>)> = batch
             .par_iter()
-            .map(|(_, start, s, _)| {
+            .map(|(origin, start, s, _)| {
                 let fm = match start {
                     Some(f) => f.clone(),
                     None => {
@@ -1536,10 +1628,23 @@ pub fn search(
                         }
                     }
                 };
-                attempt(length, fm, cfg, deadline, log)
+                let file = snapshots
+                    .filter(|_| cfg.joint_lps > 0)
+                    .map(|sn| sn.file(r, origin, &fm));
+                (attempt(length, fm, cfg, deadline, log, file.as_ref()), file)
             })
             .collect();
-        for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(results) {
+        // A batch that ends before its deadline has every proposal done for good: once the
+        // checkpoint says so (or a model is found), no run has anything of it to resume.
+        let ended = Instant::now() <= deadline;
+        let (attempts, files): (Vec<Attempt>, Vec<Option<SnapshotFile>>) =
+            results.into_iter().unzip();
+        let forget = || {
+            if ended {
+                files.iter().flatten().for_each(SnapshotFile::remove);
+            }
+        };
+        for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(attempts) {
             log(&format!(
                 "train: rank {r}, {origin}: float max error {err:.4}{}",
                 if model.is_some() {
@@ -1549,6 +1654,7 @@ pub fn search(
                 }
             ));
             if let Some((model, polish)) = model {
+                forget();
                 return Some(Found {
                     model,
                     float: fm,
@@ -1558,9 +1664,12 @@ pub fn search(
                 });
             }
         }
-        if let Some(last) = batch.last() {
+        // A batch cut short by the deadline is not done: a resumed run does it again (from
+        // the snapshots of its proposals where it has them).
+        if let Some(last) = batch.last().filter(|_| ended) {
             done(last.3);
         }
+        forget();
     }
     None
 }
@@ -1624,6 +1733,7 @@ mod tests {
             far(),
             &|_| {},
             &|_| {},
+            None,
         )
     }
 
@@ -1997,6 +2107,79 @@ mod tests {
         std::fs::write(&path, b"{}").expect("write");
         assert!(FloatModel::load(&path).is_none());
         let _ = std::fs::remove_file(&path);
+    }
+
+    /// A proposal whose joint refinement an interrupted run left beside the checkpoint goes
+    /// on from it without training, and its file goes once the batch is done; another
+    /// proposal does not read it.
+    #[test]
+    fn joint_snapshots_are_resumed_and_then_removed() {
+        use super::super::joint::{Refined, Snapshot};
+        let dir = std::env::temp_dir().join(format!("nkrank-snap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let snaps = Snapshots {
+            checkpoint: dir.join(".m05-train-seed1-shard0of1.checkpoint.json"),
+            identity: "a test search".into(),
+        };
+        // m = 5, rank 2: no model exists (certificates/len3/m05-lower-r3-case-tree.json).
+        let cfg = TrainConfig::for_m(5, 3)
+            .with_steps(Some(40))
+            .with_joint(Some(20));
+        let rng = |s: u64| ChaCha8Rng::seed_from_u64(s);
+        let start = FloatModel::random(5, 2, 1.0, &mut rng(3));
+        let other = FloatModel::random(5, 2, 1.0, &mut rng(5));
+        let best = FloatModel::random(5, 2, 1.0, &mut rng(4));
+        let err = max_error(&best, 3);
+        let file = snaps.file(2, "given", &start);
+        assert_ne!(file.path, snaps.file(2, "given", &other).path);
+        assert_ne!(file.path, snaps.file(2, "other", &start).path);
+        let left = Snapshot {
+            best,
+            done: Refined {
+                before: err,
+                after: err,
+                lps: 7,
+                kept: 0,
+                hops: 0,
+            },
+            finished: true,
+        };
+        file.save(&left).expect("saved");
+        assert_eq!(file.load().expect("its own").to_bytes(), left.to_bytes());
+        assert!(snaps.file(2, "given", &other).load().is_none());
+        let lines = std::sync::Mutex::new(Vec::new());
+        let log = |l: &str| lines.lock().expect("lock").push(l.to_string());
+        let starts = vec![("given".to_string(), start), ("other".to_string(), other)];
+        let found = search(
+            &cfg,
+            5,
+            2,
+            1,
+            Shard::ALL,
+            0,
+            starts,
+            0,
+            far(),
+            &log,
+            &|_| {},
+            Some(&snaps),
+        );
+        assert!(found.is_none());
+        let lines = lines.into_inner().expect("lock");
+        let said = |s: &str| lines.iter().filter(|l| l.contains(s)).count();
+        assert_eq!(
+            said("joint: resumed after 7 LPs and 0 hop(s)"),
+            1,
+            "{lines:#?}"
+        );
+        assert_eq!(
+            said(&format!("given: float max error {err:.4}")),
+            1,
+            "{lines:#?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
+        assert!(left.is_empty(), "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
