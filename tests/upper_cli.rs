@@ -267,3 +267,95 @@ fn without_a_rank_the_model_of_m_minus_one_is_lifted_first() {
     assert!(!err.contains("(lift)"), "lifted again: {err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--descent all` gives every prune and every merge of a `--from` model one rank up, shards
+/// split them like the restarts, and a resumed run skips the starts its checkpoint says are
+/// done. Rank 2 at `m = 5` has no model (`certificates/len3/m05-lower-r3-case-tree.json`), so
+/// every start is tried.
+#[test]
+fn every_descent_start_once_across_shards_and_resumes() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let model = root.join("certificates/len3/m05-upper-r3-model.json");
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-descent-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let from = model.to_string_lossy().into_owned();
+    let run = |shard: &str| {
+        let extra = [
+            "--rank",
+            "2",
+            "--steps",
+            "20",
+            "--from",
+            &from,
+            "--descent",
+            "all",
+        ];
+        train_one_restart("5", &d, &[&extra[..], &["--shard", shard]].concat())
+    };
+    let starts = |err: &str| -> Vec<String> {
+        err.lines()
+            .filter(|l| l.contains(" of the rank-3 model of ") && l.contains("float max error"))
+            .map(|l| l.split("rank 2, ").nth(1).unwrap_or("").to_string())
+            .collect()
+    };
+    let mut seen = Vec::new();
+    for shard in ["0/2", "1/2"] {
+        let (ok, err) = run(shard);
+        assert!(ok, "{err}");
+        assert!(err.contains("no model of rank 2 found"), "{err}");
+        seen.extend(starts(&err));
+    }
+    // Rank 3 has 3 features: 3 prunes and 3 merges, each on one shard.
+    let names: std::collections::BTreeSet<String> = seen
+        .iter()
+        .map(|s| s.split(" of the").next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(seen.len(), 6, "{seen:#?}");
+    assert_eq!(names.len(), 6, "{names:#?}");
+    assert_eq!(names.iter().filter(|n| n.starts_with("prune")).count(), 3);
+    // Shard 1/2 had starts 1, 3 and 5. A checkpoint saying two are done: the rerun tries the
+    // third and then its random restart.
+    let ck = dir.join("len3/.m05-train-seed1-shard1of2.checkpoint.json");
+    let text = std::fs::read_to_string(&ck).expect("a checkpoint");
+    assert!(text.contains("\"starts_done\": 3"), "{text}");
+    assert!(text.contains("\"descent\": \"All\""), "{text}");
+    let text = text
+        .replace("\"starts_done\": 3", "\"starts_done\": 2")
+        .replace("\"restarts_done\": 1", "\"restarts_done\": 0");
+    std::fs::write(&ck, text).expect("written");
+    let (ok, err) = run("1/2");
+    assert!(ok, "{err}");
+    assert!(err.contains("after 2 given start(s) (checkpoint)"), "{err}");
+    assert_eq!(starts(&err).len(), 1, "{err}");
+    assert!(err.contains("rank 2, restart 1:"), "{err}");
+    // Done: a run after it has nothing left of that rank.
+    let (ok, err) = run("1/2");
+    assert!(ok, "{err}");
+    assert!(err.contains("already searched by an earlier run"), "{err}");
+    // With --from, `--restarts 0` runs the given starts alone.
+    let (ok, err) = nkrank(&[
+        "solve",
+        "--m",
+        "5",
+        "--rank",
+        "2",
+        "--engine",
+        "train",
+        "--restarts",
+        "0",
+        "--steps",
+        "20",
+        "--from",
+        &from,
+        "--time-limit",
+        "300",
+        "--out",
+        &d,
+        "--seed",
+        "2",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(starts(&err).len(), 2, "{err}");
+    assert!(!err.contains(", restart "), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

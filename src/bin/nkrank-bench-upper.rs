@@ -128,6 +128,7 @@ fn main() {
             train_polish: None,
             train_start: None,
             train_joint: None,
+            train_descent: Default::default(),
         };
         let t = Instant::now();
         let res = run(&opts);

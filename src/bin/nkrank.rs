@@ -57,7 +57,7 @@ enum Command {
         /// m <= 5 or training for m >= 6), `structured`, `alternating` or `train`.
         #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
         engine: EngineArg,
-        /// Training restarts per rank (per shard).
+        /// Training restarts per rank (per shard); 0 only with `--from` (its starts alone).
         #[arg(long, default_value_t = upper::DEFAULT_RESTARTS)]
         restarts: u64,
         /// Run only shard I of N (0-based) of the training restarts, e.g. `--shard 3/8`, so that
@@ -100,6 +100,12 @@ enum Command {
         /// a step is kept only if the float maximal error goes down. Default: none.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
         joint_lps: Option<u64>,
+        /// The starts that a model of one rank more gives (a `--from` file, or the model just
+        /// certified): `least` (default: its least used feature pruned, and its two least used
+        /// merged) or `all` (every feature pruned and every pair merged; with `--shard I/N`
+        /// the starts are split between the shards like the restarts).
+        #[arg(long, value_enum)]
+        descent: Option<DescentArg>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -400,6 +406,22 @@ impl StartArg {
     }
 }
 
+/// `--descent` of `nkrank solve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum DescentArg {
+    Least,
+    All,
+}
+
+impl DescentArg {
+    fn descent(self) -> upper::train::Descent {
+        match self {
+            DescentArg::Least => upper::train::Descent::Least,
+            DescentArg::All => upper::train::Descent::All,
+        }
+    }
+}
+
 /// The spelling of a value of an option on the command line (for the recorded command).
 fn arg_name<T: clap::ValueEnum>(value: T) -> String {
     value
@@ -422,6 +444,7 @@ struct SearchArgs {
     polish: Option<PolishArg>,
     start: Option<StartArg>,
     joint_lps: Option<u64>,
+    descent: Option<DescentArg>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -564,6 +587,7 @@ fn main() -> ExitCode {
             polish,
             start,
             joint_lps,
+            descent,
         } => solve(
             m,
             length,
@@ -582,6 +606,7 @@ fn main() -> ExitCode {
                 polish,
                 start,
                 joint_lps,
+                descent,
             },
         ),
         Command::Table {
@@ -663,8 +688,8 @@ fn solve(
     if time_limit > MAX_TIME_LIMIT {
         return Err(format!("--time-limit {time_limit} is more than a year ({MAX_TIME_LIMIT} s); give a real budget"));
     }
-    if args.restarts == 0 {
-        return Err("--restarts must be at least 1".into());
+    if args.restarts == 0 && args.from.is_none() {
+        return Err("--restarts must be at least 1 (0 only with --from: its starts alone)".into());
     }
     ensure_writable(out)?;
     for m in ms.0..=ms.1 {
@@ -736,6 +761,9 @@ fn solve(
             }
             if let Some(j) = args.joint_lps {
                 command += &format!(" --joint-lps {j}");
+            }
+            if let Some(d) = args.descent {
+                command += &format!(" --descent {}", arg_name(d));
             }
             let start_model = match &args.from {
                 Some(path) => {
@@ -822,6 +850,7 @@ fn solve(
                 train_polish: args.polish.map(PolishArg::polish),
                 train_start: args.start.map(StartArg::start),
                 train_joint: args.joint_lps.map(|j| j as usize),
+                train_descent: args.descent.map(DescentArg::descent).unwrap_or_default(),
             };
             let t = Instant::now();
             match upper::run(&opts) {

@@ -68,6 +68,8 @@ pub struct UpperOptions {
     /// Joint LP steps after each training restart that ends at a float error of
     /// [`train::JOINT_STOP`] or more (`--joint-lps`, [`joint`]); `None`: none.
     pub train_joint: Option<usize>,
+    /// Which descent starts a model of one rank more gives (`--descent`).
+    pub train_descent: train::Descent,
     /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
     /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
     pub start_model: Option<(String, train::FloatModel)>,
@@ -321,14 +323,17 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
             };
             let ck_path =
                 train::Checkpoint::path(&opts.out_dir, opts.m, length, opts.seed, opts.shard);
-            let ck_at = |rank: usize, restarts_done: u64, probe_floor: usize| train::Checkpoint {
+            let ck_at = |rank: usize, done: train::Done, probe_floor: usize| train::Checkpoint {
                 m: opts.m,
                 length,
                 seed: opts.seed,
                 shard: format!("{}/{}", opts.shard.index, opts.shard.count),
                 restarts: opts.restarts,
                 rank,
-                restarts_done,
+                restarts_done: done.restarts,
+                starts_done: done.starts,
+                descent: (opts.train_descent != train::Descent::Least)
+                    .then(|| format!("{:?}", opts.train_descent)),
                 steps: opts.train_steps,
                 loss: opts.train_loss.map(|l| format!("{l:?}")),
                 polish: opts.train_polish.map(|p| format!("{p:?}")),
@@ -338,7 +343,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
             };
             // An interrupted run of the same search left its probe floor in the checkpoint.
             let resumed_floor = train::Checkpoint::load(&ck_path)
-                .filter(|ck| *ck == ck_at(ck.rank, ck.restarts_done, ck.probe_floor.unwrap_or(0)))
+                .filter(|ck| *ck == ck_at(ck.rank, ck.done(), ck.probe_floor.unwrap_or(0)))
                 .and_then(|ck| ck.probe_floor);
             // A given model (`--from`) is descended from step by step, without probes.
             let probes = opts.rank.is_none() && opts.start_model.is_none();
@@ -359,12 +364,11 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 let pf = schedule.probe_floor();
                 let probe = t.kind == schedule::TryKind::Probe;
                 let lifting = t.kind == schedule::TryKind::Lift;
-                // Resume: restarts of this rank that an interrupted run already did are skipped.
+                // Resume: starts and restarts of this rank that an interrupted run already did
+                // are skipped.
                 let skip = match train::Checkpoint::load(&ck_path) {
-                    Some(ck) if ck == ck_at(r, ck.restarts_done, pf) && !lifting => {
-                        ck.restarts_done
-                    }
-                    _ => 0,
+                    Some(ck) if ck == ck_at(r, ck.done(), pf) && !lifting => ck.done(),
+                    _ => train::Done::default(),
                 };
                 // A lift runs its one start, a probe one batch of random restarts, a step
                 // every restart.
@@ -380,14 +384,16 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     log(&format!("train: rank {r} first from {name}"));
                     starts = vec![(name.clone(), fm.clone())];
                 }
-                // A given model (`--from`) starts the search at its own rank or one below.
-                if starts.is_empty() && skip == 0 && !probe {
+                // A given model (`--from`) starts the search at its own rank or one below. The
+                // starts come before the random restarts, so once one of those is done, so
+                // are they.
+                if starts.is_empty() && skip.restarts == 0 && !probe {
                     if let Some((name, fm)) =
                         opts.start_model.as_ref().filter(|(_, f)| f.m == opts.m)
                     {
                         if fm.r == r + 1 {
                             log(&format!("train: descent from {name}"));
-                            starts = train::descent_starts(fm)
+                            starts = train::descent_starts(fm, opts.train_descent)
                                 .into_iter()
                                 .map(|(o, f)| (format!("{o} of {name}"), f))
                                 .collect();
@@ -399,7 +405,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 }
                 // The descent starts from the model of the rank certified last, saved beside
                 // the checkpoint; an interrupted run has them back unless they were tried.
-                if starts.is_empty() && skip == 0 && !probe {
+                if starts.is_empty() && skip.restarts == 0 && !probe {
                     if let Some(fm) =
                         train::FloatModel::load(&train::Checkpoint::start_path(&ck_path))
                             .filter(|fm| fm.m == opts.m && fm.r == r + 1)
@@ -408,13 +414,20 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                             "train: descent from the rank-{} model (checkpoint)",
                             r + 1
                         ));
-                        starts = train::descent_starts(&fm);
+                        starts = train::descent_starts(&fm, opts.train_descent);
                     }
                 }
-                if skip >= restarts && !lifting {
-                    log(&format!(
-                        "train: rank {r} already searched by an earlier run (checkpoint)"
-                    ));
+                // Shards split the given starts as they split the restarts (not a lift: its
+                // one start is every shard's).
+                if !lifting {
+                    starts = opts.shard.share(starts);
+                }
+                if skip.restarts >= restarts && skip.starts >= starts.len() as u64 && !lifting {
+                    log(&if skip == train::Done::default() {
+                        format!("train: nothing to try at rank {r} (no start, no restart)")
+                    } else {
+                        format!("train: rank {r} already searched by an earlier run (checkpoint)")
+                    });
                     schedule.failed(t);
                     continue;
                 }
@@ -428,17 +441,18 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         }
                         schedule::TryKind::Step => String::new(),
                     },
-                    if skip > 0 {
-                        format!(" from restart {skip} (checkpoint)")
-                    } else {
-                        String::new()
+                    match (skip.starts, skip.restarts) {
+                        (0, 0) => String::new(),
+                        (s, 0) => format!(" after {s} given start(s) (checkpoint)"),
+                        (_, j) => format!(" from restart {j} (checkpoint)"),
                     }
                 ));
-                let save = |done: u64| {
+                let save = |done: train::Done| {
                     if let Err(e) = ck_at(r, done, pf).save(&ck_path) {
                         log(&format!("cannot write the checkpoint: {e}"));
                     }
                 };
+                let starts_given = starts.len() as u64;
                 let found = train::search(
                     &train::TrainConfig::for_m(opts.m, length)
                         .with_steps(opts.train_steps)
@@ -460,8 +474,9 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         checkpoint: ck_path.clone(),
                         identity: serde_json::to_string(&train::Checkpoint {
                             restarts_done: 0,
+                            starts_done: 0,
                             probe_floor: None,
-                            ..ck_at(r, 0, pf)
+                            ..ck_at(r, train::Done::default(), pf)
                         })
                         .unwrap_or_default(),
                     }),
@@ -479,7 +494,11 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         }
                     ));
                     schedule.failed(t);
-                    save_checkpoint(&ck_path, ck_at(r, restarts, schedule.probe_floor()), &log);
+                    let all = train::Done {
+                        starts: skip.starts.max(starts_given),
+                        restarts,
+                    };
+                    save_checkpoint(&ck_path, ck_at(r, all, schedule.probe_floor()), &log);
                     continue;
                 };
                 let method = format!(
@@ -496,14 +515,14 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         progress.best(&cert.1);
                         schedule.found(cert.1.rank as usize);
                         best = Some(cert);
-                        starts = train::descent_starts(&found.float);
+                        starts = train::descent_starts(&found.float, opts.train_descent);
                         if let Err(e) = found.float.save(&train::Checkpoint::start_path(&ck_path)) {
                             log(&format!("cannot write the descent start: {e}"));
                         }
                         if let Some(next) = schedule.next() {
                             save_checkpoint(
                                 &ck_path,
-                                ck_at(next.rank, 0, schedule.probe_floor()),
+                                ck_at(next.rank, train::Done::default(), schedule.probe_floor()),
                                 &log,
                             );
                         }

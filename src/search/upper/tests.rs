@@ -157,6 +157,7 @@ fn run_writes_checked_certificates() {
         train_polish: None,
         train_start: None,
         train_joint: None,
+        train_descent: Default::default(),
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -236,6 +237,7 @@ fn checkpoint_resumes() {
         train_polish: None,
         train_start: None,
         train_joint: None,
+        train_descent: Default::default(),
     };
     let ck = Checkpoint {
         m: 3,
@@ -245,6 +247,8 @@ fn checkpoint_resumes() {
         restarts: 2,
         rank: 1,
         restarts_done: 2,
+        starts_done: 0,
+        descent: None,
         steps: None,
         loss: None,
         polish: None,

@@ -1009,6 +1009,39 @@ impl Shard {
     pub fn restart(&self, j: u64) -> u64 {
         j * self.count + self.index
     }
+
+    /// This shard's share of a list of starts: the `k`-th goes to shard `k mod N`, so that
+    /// `N` processes split the descent starts of a model as they split the restarts.
+    pub fn share<T>(&self, items: Vec<T>) -> Vec<T> {
+        items
+            .into_iter()
+            .zip(0u64..)
+            .filter(|(_, k)| k % self.count == self.index)
+            .map(|(x, _)| x)
+            .collect()
+    }
+}
+
+/// How far a search of one rank has got: the given starts (in order) and the random restarts
+/// of this shard done without success.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Done {
+    /// Given starts done (the first ones of the list).
+    pub starts: u64,
+    /// Random restarts done.
+    pub restarts: u64,
+}
+
+/// Which rank-descent starts a model of rank `r + 1` gives for rank `r` (`--descent`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Descent {
+    /// Its least used feature pruned, and its two least used features merged: two starts.
+    #[default]
+    Least,
+    /// Every feature pruned and every pair of features merged: `(r + 1) (r + 2) / 2` starts,
+    /// the two of [`Descent::Least`] first, then the other prunes and then the other merges,
+    /// least used features first.
+    All,
 }
 
 /// The search state saved between batches, so an interrupted run resumes where it stopped:
@@ -1030,6 +1063,13 @@ pub struct Checkpoint {
     pub rank: usize,
     /// Random restarts of that rank already done without success.
     pub restarts_done: u64,
+    /// Given starts of that rank (descent starts, this shard's share) already done without
+    /// success (absent: none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub starts_done: u64,
+    /// The descent starts named by `--descent`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub descent: Option<String>,
     /// Adam steps per restart (absent in checkpoints of earlier versions: the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steps: Option<usize>,
@@ -1051,7 +1091,19 @@ pub struct Checkpoint {
     pub probe_floor: Option<usize>,
 }
 
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
 impl Checkpoint {
+    /// How far the search of its rank has got.
+    pub fn done(&self) -> Done {
+        Done {
+            starts: self.starts_done,
+            restarts: self.restarts_done,
+        }
+    }
+
     /// The checkpoint file of a search in `dir` (hidden, so no certificate reader sees it).
     pub fn path(
         dir: &std::path::Path,
@@ -1576,9 +1628,9 @@ fn attempt(
 }
 
 /// Searches for a rank-`r` model: first from the given `starts` (e.g. a pruned higher-rank
-/// model), then from `restarts` seeded random starts of this shard, skipping the first `skip`
-/// (done before an interruption). After each batch without success, `done(j)` reports that the
-/// first `j` random restarts are done (for the checkpoint). Restarts run in batches of
+/// model), then from `restarts` seeded random starts of this shard, skipping the starts and
+/// restarts that `skip` says are done (before an interruption). After each batch without
+/// success, `done` reports how far the search has got (for the checkpoint). Restarts run in batches of
 /// [`BATCH`]; the first success in restart order wins, so the result depends only on the seed,
 /// the shard and the time limit (when it binds), never on the thread count.
 #[allow(clippy::too_many_arguments)]
@@ -1590,25 +1642,38 @@ pub fn search(
     shard: Shard,
     restarts: u64,
     starts: Vec<(String, FloatModel)>,
-    skip: u64,
+    skip: Done,
     deadline: Instant,
     log: &(dyn Fn(&str) + Sync),
-    done: &dyn Fn(u64),
+    done: &dyn Fn(Done),
     snapshots: Option<&Snapshots>,
 ) -> Option<Found> {
     let length = cfg.length;
-    // Jobs: (origin, start, seed, random restarts done once this job is done).
-    let mut jobs: Vec<(String, Option<FloatModel>, u64, u64)> = starts
+    // Jobs: (origin, start, seed, progress once this job is done).
+    let given = starts.len() as u64;
+    let mut jobs: Vec<(String, Option<FloatModel>, u64, Done)> = starts
         .into_iter()
-        .map(|(o, f)| (o, Some(f), 0, skip))
+        .zip(1u64..)
+        .skip(skip.starts as usize)
+        .map(|((o, f), k)| {
+            let progress = Done {
+                starts: k,
+                restarts: skip.restarts,
+            };
+            (o, Some(f), 0, progress)
+        })
         .collect();
-    for j in skip..restarts {
+    for j in skip.restarts..restarts {
         let i = shard.restart(j);
+        let progress = Done {
+            starts: given.max(skip.starts),
+            restarts: j + 1,
+        };
         jobs.push((
             format!("restart {i}"),
             None,
             restart_seed(seed, m, r, i),
-            j + 1,
+            progress,
         ));
     }
     for batch in jobs.chunks(BATCH) {
@@ -1674,16 +1739,24 @@ pub fn search(
     None
 }
 
-/// Starts for rank `r - 1` from a rank-`r` float model: the model without its least used
-/// feature, and the model with its two least used features merged.
-pub fn descent_starts(fm: &FloatModel) -> Vec<(String, FloatModel)> {
+/// Starts for rank `r - 1` from a rank-`r` float model ([`Descent`]): the model without a
+/// feature, or with two features merged, least used features first.
+pub fn descent_starts(fm: &FloatModel, descent: Descent) -> Vec<(String, FloatModel)> {
     if fm.r < 2 {
         return Vec::new();
     }
     let w = fm.feature_weights();
     let mut order: Vec<usize> = (0..fm.r).collect();
     order.sort_by(|&x, &y| w[x].total_cmp(&w[y]).then(x.cmp(&y)));
-    let (c, d) = (order[0].min(order[1]), order[0].max(order[1]));
+    // Positions in `order`: prunes of one feature, merges of two; `Least` takes the first
+    // prune and the first merge, `All` goes on with the others.
+    let mut picks: Vec<(usize, Option<usize>)> = vec![(0, None), (0, Some(1))];
+    if descent == Descent::All {
+        picks.extend((1..fm.r).map(|i| (i, None)));
+        for j in 1..fm.r {
+            picks.extend((0..j).map(|i| (i, Some(j))).filter(|&p| p != (0, Some(1))));
+        }
+    }
     // Values far outside the targets' range `[0, m]` only matter where the kernel nearly
     // vanishes (an exact model may have them); once a feature is gone they would dominate, so
     // the starts keep them in `[-1, m + 1]`.
@@ -1692,16 +1765,22 @@ pub fn descent_starts(fm: &FloatModel) -> Vec<(String, FloatModel)> {
         s.g.iter_mut().for_each(|x| *x = x.clamp(-1.0, top));
         s
     };
-    vec![
-        (
-            format!("prune feature {}", order[0]),
-            in_range(fm.without_feature(order[0])),
-        ),
-        (
-            format!("merge features {c}, {d}"),
-            in_range(fm.with_features_merged(c, d)),
-        ),
-    ]
+    picks
+        .into_iter()
+        .map(|(i, j)| match j {
+            None => (
+                format!("prune feature {}", order[i]),
+                in_range(fm.without_feature(order[i])),
+            ),
+            Some(j) => {
+                let (c, d) = (order[i].min(order[j]), order[i].max(order[j]));
+                (
+                    format!("merge features {c}, {d}"),
+                    in_range(fm.with_features_merged(c, d)),
+                )
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -1729,7 +1808,7 @@ mod tests {
             Shard::ALL,
             restarts,
             starts,
-            0,
+            Done::default(),
             far(),
             &|_| {},
             &|_| {},
@@ -2158,7 +2237,7 @@ mod tests {
             Shard::ALL,
             0,
             starts,
-            0,
+            Done::default(),
             far(),
             &log,
             &|_| {},
@@ -2185,10 +2264,36 @@ mod tests {
     #[test]
     fn descent_lowers_the_rank() {
         let fm = FloatModel::random(3, 3, 1.0, &mut ChaCha8Rng::seed_from_u64(1));
-        for (_, s) in descent_starts(&fm) {
+        for (_, s) in descent_starts(&fm, Descent::Least) {
             assert_eq!(s.r, 2);
             assert_eq!(s.a.len(), 8 * 2);
             assert_eq!(s.b.len(), 8 * 2);
         }
+        // Every prune and every merge, the two least ones first, each once.
+        let fm = FloatModel::random(3, 5, 1.0, &mut ChaCha8Rng::seed_from_u64(2));
+        let least = descent_starts(&fm, Descent::Least);
+        let all = descent_starts(&fm, Descent::All);
+        assert_eq!(all.len(), 5 + 10);
+        let names: std::collections::BTreeSet<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names.len(), 15);
+        assert_eq!(
+            all.iter().filter(|(n, _)| n.starts_with("prune")).count(),
+            5
+        );
+        for (a, b) in least.iter().zip(&all) {
+            assert_eq!(a.0, b.0);
+            assert_eq!((&a.1.a, &a.1.b, &a.1.g), (&b.1.a, &b.1.b, &b.1.g));
+        }
+        assert!(all.iter().all(|(_, s)| s.r == 4));
+    }
+
+    #[test]
+    fn shards_split_the_starts() {
+        let items: Vec<u32> = (0..7).collect();
+        let parts: Vec<Vec<u32>> = (0..3)
+            .map(|index| Shard { index, count: 3 }.share(items.clone()))
+            .collect();
+        assert_eq!(parts, vec![vec![0, 3, 6], vec![1, 4], vec![2, 5]]);
+        assert_eq!(Shard::ALL.share(items.clone()), items);
     }
 }
