@@ -6,7 +6,8 @@
 # as the run's own log reports it.
 # Usage: scripts/bench-engines.sh [WORK_DIR] [M_LIST] [ENGINES] [BUDGET]
 #   (defaults: out/bench-engines, "6 7 8 9 10", "structured alternating train train:gap", 600);
-#   an engine written ENGINE:START runs with `--start START`.
+#   an engine written ENGINE:START runs with `--start START`, one written ENGINE+joint (after
+#   the start, if any) with `--joint-lps L` (L from the environment's JOINT_LPS, default 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-out/bench-engines}"
@@ -19,12 +20,14 @@ echo "| m | engine | best rank | time to it (s) | budget (s) | command |"
 echo "|---|---|---|---|---|---|"
 for m in $ms; do
   for spec in $engines; do
-    engine="${spec%%:*}"
+    base="${spec%%+*}"
+    engine="${base%%:*}"
     extra=""
-    [[ "$spec" == *:* ]] && extra="--start ${spec#*:}"
-    dir="$work/${spec/:/-}-m$m"
+    [[ "$base" == *:* ]] && extra="--start ${base#*:}"
+    [[ "$spec" == *+joint ]] && extra="${extra:+$extra }--joint-lps ${JOINT_LPS:-60}"
+    dir="$work/$(tr ':+' '--' <<< "$spec")-m$m"
     rm -rf "$dir"
-    # shellcheck disable=SC2086 # $extra is empty or two words
+    # shellcheck disable=SC2086 # $extra is empty or a few words
     cmd=(target/release/nkrank solve --m "$m" --engine "$engine" --time-limit "$budget" --seed 1 $extra --out "$dir")
     "${cmd[@]}" > "$dir.log" 2>&1 || { echo "| $m | $spec | failed, see $dir.log | | $budget | |"; continue; }
     # The log's lines "[upper m=M   T s] certified rank R -> FILE": the last one is the best.

@@ -1491,7 +1491,7 @@ impl Snapshots {
 }
 
 /// One proposal's snapshot file and the key that its content starts with.
-pub struct SnapshotFile {
+struct SnapshotFile {
     path: std::path::PathBuf,
     key: Vec<u8>,
 }
