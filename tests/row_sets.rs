@@ -6,6 +6,7 @@
 use nkrank::lower::row_sets::{row_set, RowSetRun};
 use nkrank::model::Model;
 use nkrank::rational::Q;
+use nkrank::search::upper::train::Schedule;
 use nkrank::task::{num_tokens, overlap, Token};
 use num_traits::{Signed, Zero};
 use std::process::Command;
@@ -16,7 +17,18 @@ const FIVE_CYCLE: [Token; 5] = [0b00011, 0b00110, 0b01100, 0b11000, 0b10001];
 
 fn run(m: u32, r: usize, queries: &[Token], restarts: u64) -> Vec<RowSetRun> {
     let deadline = Instant::now() + Duration::from_secs(300);
-    row_set(m, 3, r, queries, 1, restarts, Some(3000), deadline, |_| {})
+    row_set(
+        m,
+        3,
+        r,
+        queries,
+        1,
+        restarts,
+        Some(3000),
+        Schedule::Classic,
+        deadline,
+        |_| {},
+    )
 }
 
 /// The maximal error over every sequence `(q, a, b)` of the rows `queries`, computed from the

@@ -129,6 +129,7 @@ fn main() {
             train_start: None,
             train_joint: None,
             train_descent: Default::default(),
+            train_schedule: None,
         };
         let t = Instant::now();
         let res = run(&opts);

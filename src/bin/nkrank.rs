@@ -106,6 +106,14 @@ enum Command {
         /// the starts are split between the shards like the restarts).
         #[arg(long, value_enum)]
         descent: Option<DescentArg>,
+        /// Training schedule: `classic` (default: constant learning rate, inverse temperature
+        /// 20 to 60 geometrically) or `cosine` (learning rate decaying along half a cosine to
+        /// 5 %, inverse temperature 20 to 200 linearly, the smooth maximum as the loss, and
+        /// 4000 steps per restart for m <= 8, 8000 from m = 9 on unless --steps says otherwise)
+        /// or `cosine-max` (the same, with each step's candidate sequences taken at the current
+        /// maximal error, 8 per level and side, and values starting at <q, z> - 0.3).
+        #[arg(long, value_enum)]
+        schedule: Option<upper::train::Schedule>,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -445,6 +453,7 @@ struct SearchArgs {
     start: Option<StartArg>,
     joint_lps: Option<u64>,
     descent: Option<DescentArg>,
+    schedule: Option<upper::train::Schedule>,
 }
 
 /// The best bounds on `r*(m, N)` certified by files in `dirs`: the largest lower bound of any
@@ -588,6 +597,7 @@ fn main() -> ExitCode {
             start,
             joint_lps,
             descent,
+            schedule,
         } => solve(
             m,
             length,
@@ -607,6 +617,7 @@ fn main() -> ExitCode {
                 start,
                 joint_lps,
                 descent,
+                schedule,
             },
         ),
         Command::Table {
@@ -851,6 +862,10 @@ fn solve(
                 train_start: args.start.map(StartArg::start),
                 train_joint: args.joint_lps.map(|j| j as usize),
                 train_descent: args.descent.map(DescentArg::descent).unwrap_or_default(),
+                // `classic` is the default: naming it changes nothing, not even the checkpoint.
+                train_schedule: args
+                    .schedule
+                    .filter(|s| *s != upper::train::Schedule::Classic),
             };
             let t = Instant::now();
             match upper::run(&opts) {

@@ -8,6 +8,7 @@ use super::row_sets::{graph_classes, row_set, MAX_M_GRAPHS};
 use super::runs::{binary_tokens, parse_shard, sets_bar};
 use crate::rational::format_q;
 use crate::search::upper::rationalize::to_f64;
+use crate::search::upper::train::Schedule;
 use crate::task::Token;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -48,6 +49,10 @@ pub struct RowSetsArgs {
     /// Folder of the state files of graphs:K scans (resume, and the summary over shards).
     #[arg(long, default_value = "row-sets-state")]
     pub state: PathBuf,
+    /// Training schedule of the restarts: `classic` (default) or `cosine` (see
+    /// `nkrank solve --schedule`; here `--steps` still sets the steps).
+    #[arg(long, value_enum, default_value_t = Schedule::Classic)]
+    pub schedule: Schedule,
 }
 
 /// A finished set in a state file: its queries and whether it was solved.
@@ -57,8 +62,14 @@ type Finished = (String, bool);
 fn state_path(dir: &Path, a: &RowSetsArgs, k: usize, i: usize, n: usize) -> PathBuf {
     let (m, r, s) = (a.m, a.rank, a.seed);
     let name = format!("row-sets-m{m:02}-n{}-rank{r}-graphs{k}-seed{s}", a.length);
+    // The default schedule keeps the names of earlier state files.
+    let schedule = match a.schedule {
+        Schedule::Classic => "",
+        Schedule::Cosine => "-cosine",
+        Schedule::CosineMax => "-cosine-max",
+    };
     dir.join(format!(
-        "{name}-restarts{}-steps{}-shard{i}of{n}.txt",
+        "{name}-restarts{}-steps{}{schedule}-shard{i}of{n}.txt",
         a.restarts, a.steps
     ))
 }
@@ -211,6 +222,7 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
             a.seed,
             a.restarts,
             Some(a.steps),
+            a.schedule,
             deadline,
             |run| {
                 let exact = match &run.exact_error {

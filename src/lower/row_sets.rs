@@ -16,7 +16,8 @@ use crate::model::{Model, SparseMatrix, Values};
 use crate::rational::Q;
 use crate::search::upper::rationalize::to_f64;
 use crate::search::upper::train::{
-    dyadic, restart_seed, round_features, row_values_minmax, train, FloatModel, TrainConfig,
+    dyadic, restart_seed, round_features, row_values_minmax, train, FloatModel, Schedule,
+    TrainConfig,
 };
 use crate::task::{num_tokens, Token};
 use num_traits::Zero;
@@ -52,7 +53,7 @@ impl RowSetRun {
 }
 
 /// Trains rank-`r` models on the rows of `queries` only (`restarts` seeded random starts,
-/// `steps` Adam steps each, or the default schedule for `m`), stopping at the first restart
+/// `steps` Adam steps each, or the default for `m`, on `schedule`), stopping at the first restart
 /// whose rows are solved exactly, or at `deadline`.
 #[allow(clippy::too_many_arguments)]
 pub fn row_set(
@@ -63,6 +64,7 @@ pub fn row_set(
     seed: u64,
     restarts: u64,
     steps: Option<usize>,
+    schedule: Schedule,
     deadline: Instant,
     mut report: impl FnMut(&RowSetRun),
 ) -> Vec<RowSetRun> {
@@ -72,6 +74,7 @@ pub fn row_set(
         mask[q as usize] = true;
     }
     let cfg = TrainConfig::for_m(m, length)
+        .with_schedule(m, Some(schedule))
         .with_steps(steps)
         .with_rows(mask);
     let mut runs = Vec::new();

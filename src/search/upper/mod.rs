@@ -70,6 +70,8 @@ pub struct UpperOptions {
     pub train_joint: Option<usize>,
     /// Which descent starts a model of one rank more gives (`--descent`).
     pub train_descent: train::Descent,
+    /// The training schedule (`--schedule`); `None` keeps [`train::Schedule::Classic`].
+    pub train_schedule: Option<train::Schedule>,
     /// A model to start from (`--from`): with rank `r + 1` it seeds the descent to rank `r`
     /// (pruned and merged), with rank `r` it is itself the first start. Named by its origin.
     pub start_model: Option<(String, train::FloatModel)>,
@@ -339,6 +341,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 polish: opts.train_polish.map(|p| format!("{p:?}")),
                 start: opts.train_start.map(|p| format!("{p:?}")),
                 joint_lps: opts.train_joint,
+                schedule: opts.train_schedule.map(|s| format!("{s:?}")),
                 probe_floor: (opts.rank.is_none()).then_some(probe_floor),
             };
             // An interrupted run of the same search left its probe floor in the checkpoint.
@@ -455,6 +458,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 let starts_given = starts.len() as u64;
                 let found = train::search(
                     &train::TrainConfig::for_m(opts.m, length)
+                        .with_schedule(opts.m, opts.train_schedule)
                         .with_steps(opts.train_steps)
                         .with_loss(opts.train_loss)
                         .with_polish(opts.train_polish)
@@ -501,8 +505,15 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     save_checkpoint(&ck_path, ck_at(r, all, schedule.probe_floor()), &log);
                     continue;
                 };
+                let schedule_note = match opts.train_schedule {
+                    Some(train::Schedule::Cosine) => " (cosine schedule)",
+                    Some(train::Schedule::CosineMax) => {
+                        " (cosine schedule, candidates at the current maximum)"
+                    }
+                    _ => "",
+                };
                 let method = format!(
-                    "trained (U, V, G) on the L4 triples, {}; rank {r}, seed {}, {}, float max error {:.4}",
+                    "trained (U, V, G) on the L4 triples{schedule_note}, {}; rank {r}, seed {}, {}, float max error {:.4}",
                     found.polish, opts.seed, found.origin, found.float_error
                 );
                 match certify_first(opts, &method, &log, vec![Ok(found.model)]) {

@@ -158,6 +158,7 @@ fn run_writes_checked_certificates() {
         train_start: None,
         train_joint: None,
         train_descent: Default::default(),
+        train_schedule: None,
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -238,6 +239,7 @@ fn checkpoint_resumes() {
         train_start: None,
         train_joint: None,
         train_descent: Default::default(),
+        train_schedule: None,
     };
     let ck = Checkpoint {
         m: 3,
@@ -254,6 +256,7 @@ fn checkpoint_resumes() {
         polish: None,
         start: None,
         joint_lps: None,
+        schedule: None,
         probe_floor: None,
     };
     let path = Checkpoint::path(&dir, 3, 3, 1, Shard::ALL);

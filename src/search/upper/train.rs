@@ -27,6 +27,12 @@ const REFRESH: usize = 100;
 /// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
 const L4_PER_SIDE: usize = 6;
 
+/// Candidates per level and side under [`Schedule::CosineMax`].
+pub const COSINE_MAX_PER_SIDE: usize = 8;
+
+/// What [`Schedule::CosineMax`] subtracts from the neutral values `<q, z>` of a random start.
+pub const COSINE_MAX_VALUE_SHIFT: f64 = 0.3;
+
 /// Rows per chunk of the deterministic reductions (independent of the thread count).
 const CHUNK: usize = 8;
 
@@ -353,6 +359,75 @@ pub struct TrainConfig {
     /// Joint LP steps after training when the float error is still `>=`
     /// [`JOINT_STOP`] (`--joint-lps`; 0: none). See [`super::joint`].
     pub joint_lps: usize,
+    /// How the learning rate and the inverse temperature move during training (`--schedule`).
+    pub schedule: Schedule,
+}
+
+/// The learning-rate and temperature schedule of a training run (`--schedule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Schedule {
+    /// A constant learning rate and an inverse temperature growing geometrically over
+    /// [`TrainConfig::beta`] (the schedule of the committed certificates' commands).
+    Classic,
+    /// The learning rate decays from [`TrainConfig::lr`] to 5 % of it along half a cosine,
+    /// and the inverse temperature grows linearly from [`COSINE_BETA`]`.0` to
+    /// [`COSINE_BETA`]`.1`, with the smooth maximum as the default loss at every `m` and
+    /// longer runs by default ([`COSINE_STEPS`]). The late steps are small and follow
+    /// nearly the true maximum, so they settle where the classic schedule keeps oscillating:
+    /// from random starts it certifies rank 5 at `m = 7` and rank 6 at `m = 8` in a fraction
+    /// of the classic time (`docs/UPPER_BOUNDS.md`, engine 3, item 9).
+    Cosine,
+    /// [`Schedule::Cosine`] with the L4 candidates of each step taken at the current maximal
+    /// error instead of 1/2 (so they always hold the worst sequences), [`COSINE_MAX_PER_SIDE`]
+    /// of them per level and side, and random starts whose values are `<q, z> - 0.3`
+    /// ([`COSINE_MAX_VALUE_SHIFT`]), which centres the first errors around 0.
+    CosineMax,
+}
+
+/// Inverse temperature at the first and at the last step of [`Schedule::Cosine`].
+pub const COSINE_BETA: (f64, f64) = (20.0, 200.0);
+
+/// Default Adam steps of [`Schedule::Cosine`] for `m <= 8` and from `m = 9` on.
+pub const COSINE_STEPS: (usize, usize) = (4000, 8000);
+
+/// The fraction of the base learning rate that [`Schedule::Cosine`] ends at.
+const COSINE_FLOOR: f64 = 0.05;
+
+impl Schedule {
+    /// The threshold at which the L4 candidates of a step are chosen, given the last exact
+    /// float maximal error `worst`. `classic` and `cosine` keep 1/2 (the decision threshold).
+    /// `cosine-max` follows the current maximum while it is above 1/2: at threshold
+    /// 1/2 the candidates of a model far from 1/2 need not contain its worst triples (the
+    /// order of the tokens by their L4 term depends on the threshold), and the training then
+    /// lowers the candidates' maximum while the true one grows.
+    fn candidate_threshold(self, worst: f64) -> f64 {
+        match self {
+            Schedule::CosineMax if worst.is_finite() => worst.max(0.5),
+            Schedule::Classic | Schedule::Cosine | Schedule::CosineMax => 0.5,
+        }
+    }
+
+    /// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
+    fn per_side(self) -> usize {
+        match self {
+            Schedule::Classic | Schedule::Cosine => L4_PER_SIDE,
+            Schedule::CosineMax => COSINE_MAX_PER_SIDE,
+        }
+    }
+
+    /// The learning rate and the inverse temperature at fraction `frac` (0 to 1) of a run.
+    fn at(self, cfg: &TrainConfig, frac: f64) -> (f64, f64) {
+        match self {
+            Schedule::Classic => (cfg.lr, cfg.beta.0 * (cfg.beta.1 / cfg.beta.0).powf(frac)),
+            Schedule::Cosine | Schedule::CosineMax => {
+                let decay = 0.5 * (1.0 + (std::f64::consts::PI * frac).cos());
+                (
+                    cfg.lr * (COSINE_FLOOR + (1.0 - COSINE_FLOOR) * decay),
+                    COSINE_BETA.0 + (COSINE_BETA.1 - COSINE_BETA.0) * frac,
+                )
+            }
+        }
+    }
 }
 
 /// The joint LP steps stop once the float maximal error is below this: room for the rounding
@@ -405,7 +480,24 @@ impl TrainConfig {
             start: Start::Random,
             rows: None,
             joint_lps: 0,
+            schedule: Schedule::Classic,
         }
+    }
+
+    /// The same run with the given schedule (`--schedule`), when given. The cosine schedules
+    /// also take the smooth maximum as the loss and [`COSINE_STEPS`] as the steps; a later
+    /// [`TrainConfig::with_loss`] or [`TrainConfig::with_steps`] overrides them.
+    pub fn with_schedule(mut self, m: u32, schedule: Option<Schedule>) -> TrainConfig {
+        if let Some(cosine @ (Schedule::Cosine | Schedule::CosineMax)) = schedule {
+            self.schedule = cosine;
+            self.hinge = None;
+            self.steps = if m >= 9 {
+                COSINE_STEPS.1
+            } else {
+                COSINE_STEPS.0
+            };
+        }
+        self
     }
 
     /// The same schedule with the loss restricted to the rows marked in `rows` (by token).
@@ -896,21 +988,28 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
     let use_l4 = n >= 128;
     let mut active: Option<Vec<Vec<(u32, u32)>>> = None;
     let mut e0 = max_error_on(fm, cfg.length, rows);
-    let ratio = cfg.beta.1 / cfg.beta.0;
+    let mut lambda = cfg.schedule.candidate_threshold(e0);
     for t in 1..=cfg.steps {
         if Instant::now() > deadline {
             break;
         }
         let frac = (t - 1) as f64 / cfg.steps.max(2).saturating_sub(1) as f64;
-        let beta = cfg.beta.0 * ratio.powf(frac);
+        let (lr, beta) = cfg.schedule.at(cfg, frac);
         let mut full = None;
         if use_l4 {
             // Every step: the L4 candidates are cheap and never stale.
-            active = Some(hardest_l4(fm, cfg.length, 0.5, L4_PER_SIDE, rows));
+            active = Some(hardest_l4(
+                fm,
+                cfg.length,
+                lambda,
+                cfg.schedule.per_side(),
+                rows,
+            ));
             if (t - 1) % REFRESH == 0 || t == cfg.steps {
                 let worst = max_error_on(fm, cfg.length, rows);
                 full = Some(worst);
                 e0 = worst;
+                lambda = cfg.schedule.candidate_threshold(worst);
             }
         }
         let beta = match cfg.hinge {
@@ -930,9 +1029,9 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         if true_max.is_some_and(|x| x < stop_below) && frac > 0.75 {
             break;
         }
-        oa.step(&mut fm.a, &ga, cfg.lr, t);
-        ob.step(&mut fm.b, &gb, cfg.lr, t);
-        og.step(&mut fm.g, &gg, cfg.lr, t);
+        oa.step(&mut fm.a, &ga, lr, t);
+        ob.step(&mut fm.b, &gb, lr, t);
+        og.step(&mut fm.g, &gg, lr, t);
         // Keep the log-features in a range where exp neither underflows nor overflows.
         for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
             *x = x.clamp(-30.0, 30.0);
@@ -1085,6 +1184,9 @@ pub struct Checkpoint {
     /// The joint LP steps of `--joint-lps`, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joint_lps: Option<usize>,
+    /// The schedule named by `--schedule`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
     /// Without `--rank`: the least rank that probes may still try
     /// ([`super::schedule::RankSchedule`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1688,7 +1790,13 @@ pub fn search(
                     None => {
                         let rng = &mut ChaCha8Rng::seed_from_u64(*s);
                         match cfg.start {
-                            Start::Random => FloatModel::random(m, r, cfg.spread, rng),
+                            Start::Random => {
+                                let mut fm = FloatModel::random(m, r, cfg.spread, rng);
+                                if cfg.schedule == Schedule::CosineMax {
+                                    fm.g.iter_mut().for_each(|x| *x -= COSINE_MAX_VALUE_SHIFT);
+                                }
+                                fm
+                            }
                             Start::Gap => FloatModel::gap(m, r, cfg.spread, rng),
                         }
                     }
@@ -1879,6 +1987,79 @@ mod tests {
         let one = run(1).expect("rank 2 at m = 4 is found");
         let two = run(2).expect("rank 2 at m = 4 is found");
         assert_eq!(one, two);
+    }
+
+    /// The cosine schedule starts at the base rate and the first temperature, ends at 5 % of
+    /// the rate and the last temperature, moves both monotonically, and brings its defaults
+    /// (smooth maximum, longer runs); the classic one is unchanged.
+    #[test]
+    fn schedules_move_the_rate_and_the_temperature_as_documented() {
+        let classic = TrainConfig::for_m(10, 3);
+        assert_eq!(classic.schedule, Schedule::Classic);
+        assert_eq!(classic.schedule.at(&classic, 0.0), (0.03, 20.0));
+        let (lr, beta) = classic.schedule.at(&classic, 1.0);
+        assert_eq!(lr, 0.03);
+        assert!((beta - 60.0).abs() < 1e-9);
+        let cosine = TrainConfig::for_m(10, 3).with_schedule(10, Some(Schedule::Cosine));
+        assert_eq!((cosine.steps, cosine.hinge), (COSINE_STEPS.1, None));
+        assert_eq!(
+            TrainConfig::for_m(8, 3)
+                .with_schedule(8, Some(Schedule::Cosine))
+                .steps,
+            COSINE_STEPS.0
+        );
+        // A later --steps or --loss still wins.
+        let given = TrainConfig::for_m(10, 3)
+            .with_schedule(10, Some(Schedule::Cosine))
+            .with_steps(Some(7))
+            .with_loss(Some(Loss::Hinge));
+        assert_eq!((given.steps, given.hinge), (7, Some(HINGE_THETA)));
+        assert_eq!(cosine.schedule.at(&cosine, 0.0), (0.03, COSINE_BETA.0));
+        let (lr, beta) = cosine.schedule.at(&cosine, 1.0);
+        assert!((lr - 0.03 * COSINE_FLOOR).abs() < 1e-15);
+        assert!((beta - COSINE_BETA.1).abs() < 1e-9);
+        let points: Vec<(f64, f64)> = (0..=20)
+            .map(|i| cosine.schedule.at(&cosine, f64::from(i) / 20.0))
+            .collect();
+        assert!(points
+            .windows(2)
+            .all(|w| w[1].0 < w[0].0 && w[1].1 > w[0].1));
+        // The variant that follows the maximum has the same rate, temperature and steps.
+        let max = TrainConfig::for_m(10, 3).with_schedule(10, Some(Schedule::CosineMax));
+        assert_eq!(
+            (max.schedule, max.steps, max.hinge),
+            (Schedule::CosineMax, COSINE_STEPS.1, None)
+        );
+        for i in 0..=20 {
+            let frac = f64::from(i) / 20.0;
+            assert_eq!(
+                max.schedule.at(&max, frac),
+                cosine.schedule.at(&cosine, frac)
+            );
+        }
+        // No schedule named: the classic one.
+        assert_eq!(
+            TrainConfig::for_m(10, 3).with_schedule(10, None).schedule,
+            Schedule::Classic
+        );
+    }
+
+    /// The cosine schedule is as deterministic as the classic one, and its models pass the
+    /// exact verdict.
+    #[test]
+    fn cosine_runs_are_deterministic_and_exact() {
+        let cfg = TrainConfig::for_m(4, 3)
+            .with_schedule(4, Some(Schedule::Cosine))
+            .with_steps(Some(800));
+        let run = |threads: usize| {
+            super::super::on_threads(threads, || {
+                search_all(&cfg, 4, 2, 3, 4, Vec::new()).map(|f| (f.model, f.float.a))
+            })
+        };
+        let (model, a) = run(1).expect("rank 2 at m = 4 is found");
+        assert!(verdict(&model, 3).solves);
+        assert!(exact_max_error(&model, 3).expect("valid") < half());
+        assert_eq!(run(2), Some((model, a)));
     }
 
     /// Models of the engine pass the exact verdict with either loss, and at m = 3 brute force
@@ -2151,6 +2332,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The threshold of [`Schedule::CosineMax`]: at the current maximal error the L4
+    /// candidates of every row, even one per level and side, hold a sequence of that error, so the candidates' maximum is the
+    /// true one; at 1/2 (the other schedules) a model far above 1/2 can hide its worst rows.
+    #[test]
+    fn candidates_at_the_current_maximum_hold_the_worst_sequence() {
+        let mut hidden_at_half = false;
+        for fm in jittered_models() {
+            let n = num_tokens(fm.m);
+            let vr = fm.v_rows();
+            for length in [2, 3] {
+                let worst = max_error_on(&fm, length, None);
+                if !worst.is_finite() {
+                    continue;
+                }
+                let lambda = Schedule::CosineMax.candidate_threshold(worst);
+                assert_eq!(lambda, worst.max(0.5));
+                assert_eq!(Schedule::Cosine.candidate_threshold(worst), 0.5);
+                // One candidate per level and side is enough at the maximum (the least terms
+                // form the worst sequence of each level and side).
+                let over = |lambda: f64| -> f64 {
+                    let active = hardest_l4(&fm, length, lambda, 1, None);
+                    (0..n)
+                        .map(|q| {
+                            row_pass_on(q, &fm, &vr, length, 1.0, 0.0, false, Some(&active[q]))
+                                .max_err
+                        })
+                        .fold(0.0, f64::max)
+                };
+                let at_max = over(lambda);
+                assert!(
+                    (at_max - worst).abs() <= 1e-9 * worst.max(1.0),
+                    "{at_max} {worst}"
+                );
+                hidden_at_half |= over(0.5) < worst - 1e-6;
+            }
+        }
+        assert!(
+            hidden_at_half,
+            "no model here shows the blind spot of threshold 1/2"
+        );
     }
 
     #[test]
