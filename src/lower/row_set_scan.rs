@@ -64,9 +64,8 @@ fn state_path(dir: &Path, a: &RowSetsArgs, k: usize, i: usize, n: usize) -> Path
     let name = format!("row-sets-m{m:02}-n{}-rank{r}-graphs{k}-seed{s}", a.length);
     // The default schedule keeps the names of earlier state files.
     let schedule = match a.schedule {
-        Schedule::Classic => "",
-        Schedule::Cosine => "-cosine",
-        Schedule::CosineMax => "-cosine-max",
+        Schedule::Classic => String::new(),
+        other => format!("-{}", other.name()),
     };
     dir.join(format!(
         "{name}-restarts{}-steps{}{schedule}-shard{i}of{n}.txt",

@@ -505,13 +505,10 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     save_checkpoint(&ck_path, ck_at(r, all, schedule.probe_floor()), &log);
                     continue;
                 };
-                let schedule_note = match opts.train_schedule {
-                    Some(train::Schedule::Cosine) => " (cosine schedule)",
-                    Some(train::Schedule::CosineMax) => {
-                        " (cosine schedule, candidates at the current maximum)"
-                    }
-                    _ => "",
-                };
+                let schedule_note = opts
+                    .train_schedule
+                    .map(|s| format!(" (schedule {})", s.name()))
+                    .unwrap_or_default();
                 let method = format!(
                     "trained (U, V, G) on the L4 triples{schedule_note}, {}; rank {r}, seed {}, {}, float max error {:.4}",
                     found.polish, opts.seed, found.origin, found.float_error

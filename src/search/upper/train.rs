@@ -407,6 +407,23 @@ impl Schedule {
         }
     }
 
+    /// The name of the schedule on the command line (`--schedule NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Classic => "classic",
+            Schedule::Cosine => "cosine",
+            Schedule::CosineMax => "cosine-max",
+        }
+    }
+
+    /// What a random start subtracts from the neutral values `<q, z>`.
+    fn value_shift(self) -> f64 {
+        match self {
+            Schedule::Classic | Schedule::Cosine => 0.0,
+            Schedule::CosineMax => COSINE_MAX_VALUE_SHIFT,
+        }
+    }
+
     /// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
     fn per_side(self) -> usize {
         match self {
@@ -1792,8 +1809,9 @@ pub fn search(
                         match cfg.start {
                             Start::Random => {
                                 let mut fm = FloatModel::random(m, r, cfg.spread, rng);
-                                if cfg.schedule == Schedule::CosineMax {
-                                    fm.g.iter_mut().for_each(|x| *x -= COSINE_MAX_VALUE_SHIFT);
+                                let shift = cfg.schedule.value_shift();
+                                if shift != 0.0 {
+                                    fm.g.iter_mut().for_each(|x| *x -= shift);
                                 }
                                 fm
                             }
@@ -2036,6 +2054,11 @@ mod tests {
                 max.schedule.at(&max, frac),
                 cosine.schedule.at(&cosine, frac)
             );
+        }
+        // The names in file names and methods are those of the command line.
+        for s in <Schedule as clap::ValueEnum>::value_variants() {
+            let value = clap::ValueEnum::to_possible_value(s).expect("every schedule is named");
+            assert_eq!(value.get_name(), s.name());
         }
         // No schedule named: the classic one.
         assert_eq!(
