@@ -8,7 +8,8 @@
 #   (defaults: out/bench-engines, "6 7 8 9 10", "structured alternating train train:gap", 600);
 #   an engine written ENGINE:START runs with `--start START`, one written ENGINE+joint (after
 #   the start, if any) with `--joint-lps L` (L from the environment's JOINT_LPS, default 60),
-#   and one written ENGINE+cosine with `--schedule cosine`.
+#   and one written ENGINE+SCHEDULE (cosine, cosine-max or cosine-damped) with
+#   `--schedule SCHEDULE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-out/bench-engines}"
@@ -26,7 +27,9 @@ for m in $ms; do
     extra=""
     [[ "$base" == *:* ]] && extra="--start ${base#*:}"
     [[ "$spec" == *+joint ]] && extra="${extra:+$extra }--joint-lps ${JOINT_LPS:-60}"
-    [[ "$spec" == *+cosine ]] && extra="${extra:+$extra }--schedule cosine"
+    case "$spec" in
+      *+cosine | *+cosine-max | *+cosine-damped) extra="${extra:+$extra }--schedule ${spec##*+}" ;;
+    esac
     dir="$work/$(tr ':+' '--' <<< "$spec")-m$m"
     rm -rf "$dir"
     # shellcheck disable=SC2086 # $extra is empty or a few words

@@ -15,16 +15,14 @@ fn nkrank(args: &[&str]) -> (bool, String) {
     )
 }
 
-/// `nkrank solve --m M --engine train --restarts 1 --time-limit 300 --out OUT EXTRA...`.
-fn train_one_restart(m: &str, out: &str, extra: &[&str]) -> (bool, String) {
+/// `nkrank solve --m M --engine train --time-limit 300 --out OUT EXTRA...`.
+fn train_on(m: &str, out: &str, extra: &[&str]) -> (bool, String) {
     let mut args = vec![
         "solve",
         "--m",
         m,
         "--engine",
         "train",
-        "--restarts",
-        "1",
         "--time-limit",
         "300",
         "--out",
@@ -32,6 +30,16 @@ fn train_one_restart(m: &str, out: &str, extra: &[&str]) -> (bool, String) {
     ];
     args.extend_from_slice(extra);
     nkrank(&args)
+}
+
+/// [`train_on`] with one restart.
+fn train_one_restart(m: &str, out: &str, extra: &[&str]) -> (bool, String) {
+    train_on(m, out, &[&["--restarts", "1"][..], extra].concat())
+}
+
+/// [`train_on`] at `m = 4`, rank 2.
+fn train_m4_rank2(out: &str, extra: &[&str]) -> (bool, String) {
+    train_on("4", out, &[&["--rank", "2"][..], extra].concat())
 }
 
 #[test]
@@ -153,23 +161,7 @@ fn joint_lp_steps_finish_what_training_left() {
 fn training_starts_from_the_gap_features() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-gap-{}", std::process::id()));
     let d = dir.to_string_lossy().into_owned();
-    let solve = |start: &str| {
-        nkrank(&[
-            "solve",
-            "--m",
-            "4",
-            "--rank",
-            "2",
-            "--engine",
-            "train",
-            "--start",
-            start,
-            "--time-limit",
-            "300",
-            "--out",
-            &d,
-        ])
-    };
+    let solve = |start: &str| train_m4_rank2(&d, &["--start", start]);
     let (ok, err) = solve("sideways");
     assert!(!ok, "an unknown start accepted");
     assert!(
@@ -357,5 +349,39 @@ fn every_descent_start_once_across_shards_and_resumes() {
     assert!(ok, "{err}");
     assert_eq!(starts(&err).len(), 2, "{err}");
     assert!(!err.contains(", restart "), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `--schedule` is recorded in the command that the certificate stores (and in its method), so
+/// that the command reproduces the model; a schedule that does not exist is a clean error.
+#[test]
+fn the_schedule_is_recorded_in_the_certificate() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-recorded-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let damped = [
+        "--restarts",
+        "4",
+        "--steps",
+        "800",
+        "--schedule",
+        "cosine-damped",
+    ];
+    let (ok, err) = train_m4_rank2(&d, &damped);
+    assert!(ok, "{err}");
+    assert!(err.contains("certified rank 2"), "{err}");
+    let text = std::fs::read_to_string(dir.join("len3/m04-upper-r2-model.json"))
+        .expect("a certificate was written");
+    assert!(
+        text.contains("--schedule cosine-damped\""),
+        "the command does not record the schedule"
+    );
+    assert!(text.contains("(schedule cosine-damped)"), "nor the method");
+    let (ok, err) = nkrank(&["solve", "--m", "4", "--rank", "2", "--schedule", "warm"]);
+    assert!(!ok, "--schedule warm accepted");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("cosine-damped"),
+        "the error lists the schedules: {err}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -111,7 +111,10 @@ enum Command {
         /// 5 %, inverse temperature 20 to 200 linearly, the smooth maximum as the loss, and
         /// 4000 steps per restart for m <= 8, 8000 from m = 9 on unless --steps says otherwise)
         /// or `cosine-max` (the same, with each step's candidate sequences taken at the current
-        /// maximal error, 8 per level and side, and values starting at <q, z> - 0.3).
+        /// maximal error, 8 per level and side, and values starting at <q, z> - 0.3) or
+        /// `cosine-damped` (`cosine` with 8 candidates per level and side, values starting at
+        /// <q, z> - 0.3, and Adam's eps at 1e-6, so that parameters no hard sequence reads
+        /// stay still).
         #[arg(long, value_enum)]
         schedule: Option<upper::train::Schedule>,
     },
@@ -775,6 +778,9 @@ fn solve(
             }
             if let Some(d) = args.descent {
                 command += &format!(" --descent {}", arg_name(d));
+            }
+            if let Some(s) = args.schedule {
+                command += &format!(" --schedule {}", s.name());
             }
             let start_model = match &args.from {
                 Some(path) => {

@@ -49,8 +49,8 @@ pub struct RowSetsArgs {
     /// Folder of the state files of graphs:K scans (resume, and the summary over shards).
     #[arg(long, default_value = "row-sets-state")]
     pub state: PathBuf,
-    /// Training schedule of the restarts: `classic` (default) or `cosine` (see
-    /// `nkrank solve --schedule`; here `--steps` still sets the steps).
+    /// Training schedule of the restarts: `classic` (default), `cosine`, `cosine-max` or
+    /// `cosine-damped` (see `nkrank solve --schedule`; here `--steps` still sets the steps).
     #[arg(long, value_enum, default_value_t = Schedule::Classic)]
     pub schedule: Schedule,
 }

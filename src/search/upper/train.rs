@@ -27,10 +27,11 @@ const REFRESH: usize = 100;
 /// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
 const L4_PER_SIDE: usize = 6;
 
-/// Candidates per level and side under [`Schedule::CosineMax`].
+/// Candidates per level and side under [`Schedule::CosineMax`] and [`Schedule::CosineDamped`].
 pub const COSINE_MAX_PER_SIDE: usize = 8;
 
-/// What [`Schedule::CosineMax`] subtracts from the neutral values `<q, z>` of a random start.
+/// What [`Schedule::CosineMax`] and [`Schedule::CosineDamped`] subtract from the neutral
+/// values `<q, z>` of a random start.
 pub const COSINE_MAX_VALUE_SHIFT: f64 = 0.3;
 
 /// Rows per chunk of the deterministic reductions (independent of the thread count).
@@ -382,7 +383,24 @@ pub enum Schedule {
     /// of them per level and side, and random starts whose values are `<q, z> - 0.3`
     /// ([`COSINE_MAX_VALUE_SHIFT`]), which centres the first errors around 0.
     CosineMax,
+    /// [`Schedule::Cosine`] with [`COSINE_MAX_PER_SIDE`] candidates per level and side, the
+    /// values of random starts at `<q, z> - 0.3`, and Adam's `eps` at [`DAMPED_ADAM_EPS`]
+    /// instead of [`ADAM_EPS`]. The loss is a softmax-weighted mean whose weights sum to 1,
+    /// so a parameter that no hard sequence reads has a gradient far below `1e-6`; with a
+    /// tiny `eps` Adam still moves it by nearly the full rate (its step is about
+    /// `lr * m1 / sqrt(m2)`, whatever the scale), and the rows that are already good drift.
+    /// With `eps = 1e-6` those steps shrink in proportion to the gradient, and only the
+    /// parameters that the hard sequences read move at full speed (`docs/UPPER_BOUNDS.md`,
+    /// engine 3, item 10).
+    CosineDamped,
 }
+
+/// Adam's `eps` of every schedule but [`Schedule::CosineDamped`].
+const ADAM_EPS: f64 = 1e-12;
+
+/// Adam's `eps` of [`Schedule::CosineDamped`]: of the order of the gradient of a parameter
+/// that only sequences far below the current maximum read.
+pub const DAMPED_ADAM_EPS: f64 = 1e-6;
 
 /// Inverse temperature at the first and at the last step of [`Schedule::Cosine`].
 pub const COSINE_BETA: (f64, f64) = (20.0, 200.0);
@@ -403,7 +421,9 @@ impl Schedule {
     fn candidate_threshold(self, worst: f64) -> f64 {
         match self {
             Schedule::CosineMax if worst.is_finite() => worst.max(0.5),
-            Schedule::Classic | Schedule::Cosine | Schedule::CosineMax => 0.5,
+            Schedule::Classic | Schedule::Cosine | Schedule::CosineMax | Schedule::CosineDamped => {
+                0.5
+            }
         }
     }
 
@@ -413,6 +433,15 @@ impl Schedule {
             Schedule::Classic => "classic",
             Schedule::Cosine => "cosine",
             Schedule::CosineMax => "cosine-max",
+            Schedule::CosineDamped => "cosine-damped",
+        }
+    }
+
+    /// Adam's `eps` (the term that keeps the step finite where the gradient is 0).
+    fn adam_eps(self) -> f64 {
+        match self {
+            Schedule::Classic | Schedule::Cosine | Schedule::CosineMax => ADAM_EPS,
+            Schedule::CosineDamped => DAMPED_ADAM_EPS,
         }
     }
 
@@ -420,7 +449,7 @@ impl Schedule {
     fn value_shift(self) -> f64 {
         match self {
             Schedule::Classic | Schedule::Cosine => 0.0,
-            Schedule::CosineMax => COSINE_MAX_VALUE_SHIFT,
+            Schedule::CosineMax | Schedule::CosineDamped => COSINE_MAX_VALUE_SHIFT,
         }
     }
 
@@ -428,7 +457,7 @@ impl Schedule {
     fn per_side(self) -> usize {
         match self {
             Schedule::Classic | Schedule::Cosine => L4_PER_SIDE,
-            Schedule::CosineMax => COSINE_MAX_PER_SIDE,
+            Schedule::CosineMax | Schedule::CosineDamped => COSINE_MAX_PER_SIDE,
         }
     }
 
@@ -436,7 +465,7 @@ impl Schedule {
     fn at(self, cfg: &TrainConfig, frac: f64) -> (f64, f64) {
         match self {
             Schedule::Classic => (cfg.lr, cfg.beta.0 * (cfg.beta.1 / cfg.beta.0).powf(frac)),
-            Schedule::Cosine | Schedule::CosineMax => {
+            Schedule::Cosine | Schedule::CosineMax | Schedule::CosineDamped => {
                 let decay = 0.5 * (1.0 + (std::f64::consts::PI * frac).cos());
                 (
                     cfg.lr * (COSINE_FLOOR + (1.0 - COSINE_FLOOR) * decay),
@@ -505,7 +534,9 @@ impl TrainConfig {
     /// also take the smooth maximum as the loss and [`COSINE_STEPS`] as the steps; a later
     /// [`TrainConfig::with_loss`] or [`TrainConfig::with_steps`] overrides them.
     pub fn with_schedule(mut self, m: u32, schedule: Option<Schedule>) -> TrainConfig {
-        if let Some(cosine @ (Schedule::Cosine | Schedule::CosineMax)) = schedule {
+        if let Some(cosine @ (Schedule::Cosine | Schedule::CosineMax | Schedule::CosineDamped)) =
+            schedule
+        {
             self.schedule = cosine;
             self.hinge = None;
             self.steps = if m >= 9 {
@@ -898,8 +929,9 @@ impl Adam {
             m2: vec![0.0; len],
         }
     }
-    fn step(&mut self, x: &mut [f64], grad: &[f64], lr: f64, t: usize) {
-        let (b1, b2, eps): (f64, f64, f64) = (0.9, 0.999, 1e-12);
+    /// One Adam step of rate `lr` at step `t` (from 1), with `eps` in the denominator.
+    fn step(&mut self, x: &mut [f64], grad: &[f64], lr: f64, t: usize, eps: f64) {
+        let (b1, b2): (f64, f64) = (0.9, 0.999);
         let c1 = 1.0 - b1.powi(t as i32);
         let c2 = 1.0 - b2.powi(t as i32);
         for i in 0..x.len() {
@@ -1046,9 +1078,10 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         if true_max.is_some_and(|x| x < stop_below) && frac > 0.75 {
             break;
         }
-        oa.step(&mut fm.a, &ga, lr, t);
-        ob.step(&mut fm.b, &gb, lr, t);
-        og.step(&mut fm.g, &gg, lr, t);
+        let eps = cfg.schedule.adam_eps();
+        oa.step(&mut fm.a, &ga, lr, t, eps);
+        ob.step(&mut fm.b, &gb, lr, t, eps);
+        og.step(&mut fm.g, &gg, lr, t, eps);
         // Keep the log-features in a range where exp neither underflows nor overflows.
         for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
             *x = x.clamp(-30.0, 30.0);
@@ -2055,6 +2088,23 @@ mod tests {
                 cosine.schedule.at(&cosine, frac)
             );
         }
+        // The damped variant too, with its own eps, candidates and value shift.
+        let damped = TrainConfig::for_m(10, 3).with_schedule(10, Some(Schedule::CosineDamped));
+        assert_eq!((damped.steps, damped.hinge), (COSINE_STEPS.1, None));
+        assert_eq!(
+            damped.schedule.at(&damped, 0.5),
+            cosine.schedule.at(&cosine, 0.5)
+        );
+        assert_eq!(
+            (
+                Schedule::CosineDamped.adam_eps(),
+                Schedule::Cosine.adam_eps()
+            ),
+            (DAMPED_ADAM_EPS, ADAM_EPS)
+        );
+        assert_eq!(Schedule::CosineDamped.per_side(), COSINE_MAX_PER_SIDE);
+        assert_eq!(Schedule::CosineDamped.candidate_threshold(3.0), 0.5);
+        assert_eq!(Schedule::CosineDamped.value_shift(), COSINE_MAX_VALUE_SHIFT);
         // The names in file names and methods are those of the command line.
         for s in <Schedule as clap::ValueEnum>::value_variants() {
             let value = clap::ValueEnum::to_possible_value(s).expect("every schedule is named");
@@ -2071,18 +2121,40 @@ mod tests {
     /// exact verdict.
     #[test]
     fn cosine_runs_are_deterministic_and_exact() {
-        let cfg = TrainConfig::for_m(4, 3)
-            .with_schedule(4, Some(Schedule::Cosine))
-            .with_steps(Some(800));
-        let run = |threads: usize| {
-            super::super::on_threads(threads, || {
-                search_all(&cfg, 4, 2, 3, 4, Vec::new()).map(|f| (f.model, f.float.a))
-            })
+        for schedule in [Schedule::Cosine, Schedule::CosineDamped] {
+            let cfg = TrainConfig::for_m(4, 3)
+                .with_schedule(4, Some(schedule))
+                .with_steps(Some(800));
+            let run = |threads: usize| {
+                super::super::on_threads(threads, || {
+                    search_all(&cfg, 4, 2, 3, 4, Vec::new()).map(|f| (f.model, f.float.a))
+                })
+            };
+            let (model, a) = run(1).expect("rank 2 at m = 4 is found");
+            assert!(verdict(&model, 3).solves);
+            assert!(exact_max_error(&model, 3).expect("valid") < half());
+            assert_eq!(run(2), Some((model, a)));
+        }
+    }
+
+    /// Adam's `eps` decides how far a parameter with a negligible gradient moves: with the
+    /// tiny default it moves by nearly the full rate, like one with a large gradient; with
+    /// the damped schedule's `eps` it stays nearly still.
+    #[test]
+    fn the_damped_eps_keeps_unread_parameters_still() {
+        let moved = |eps: f64| {
+            let mut adam = Adam::new(2);
+            let mut x = vec![0.0, 0.0];
+            for t in 1..=10 {
+                adam.step(&mut x, &[1.0, 1e-9], 0.01, t, eps);
+            }
+            (x[0].abs(), x[1].abs())
         };
-        let (model, a) = run(1).expect("rank 2 at m = 4 is found");
-        assert!(verdict(&model, 3).solves);
-        assert!(exact_max_error(&model, 3).expect("valid") < half());
-        assert_eq!(run(2), Some((model, a)));
+        let (read, unread) = moved(Schedule::Cosine.adam_eps());
+        assert!(read > 0.09 && unread > 0.09, "{read} {unread}");
+        let (read, unread) = moved(Schedule::CosineDamped.adam_eps());
+        assert!(read > 0.09, "{read}");
+        assert!(unread < 2e-3 * read, "{unread}");
     }
 
     /// Models of the engine pass the exact verdict with either loss, and at m = 3 brute force
