@@ -341,7 +341,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 polish: opts.train_polish.map(|p| format!("{p:?}")),
                 start: opts.train_start.map(|p| format!("{p:?}")),
                 joint_lps: opts.train_joint,
-                schedule: opts.train_schedule.map(|s| format!("{s:?}")),
+                schedule: opts.train_schedule.map(|s| s.name().to_owned()),
                 probe_floor: (opts.rank.is_none()).then_some(probe_floor),
             };
             // An interrupted run of the same search left its probe floor in the checkpoint.

@@ -411,19 +411,62 @@ pub const COSINE_STEPS: (usize, usize) = (4000, 8000);
 /// The fraction of the base learning rate that [`Schedule::Cosine`] ends at.
 const COSINE_FLOOR: f64 = 0.05;
 
+/// What a schedule sets, one row per schedule in [`Schedule::settings`].
+struct Settings {
+    /// The cosine rate and the linear temperature ([`COSINE_BETA`]) instead of the classic
+    /// ones, with the cosine defaults of [`TrainConfig::with_schedule`].
+    cosine: bool,
+    /// The L4 candidates taken at the current maximal error (when above 1/2) instead of 1/2.
+    follows_max: bool,
+    /// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
+    per_side: usize,
+    /// What a random start subtracts from the neutral values `<q, z>`.
+    value_shift: f64,
+    /// Adam's `eps` (the term that keeps the step finite where the gradient is 0).
+    adam_eps: f64,
+}
+
 impl Schedule {
+    /// Every setting of the schedule, in one place.
+    fn settings(self) -> Settings {
+        let (cosine, follows_max, per_side, value_shift, adam_eps) = match self {
+            Schedule::Classic => (false, false, L4_PER_SIDE, 0.0, ADAM_EPS),
+            Schedule::Cosine => (true, false, L4_PER_SIDE, 0.0, ADAM_EPS),
+            Schedule::CosineMax => (
+                true,
+                true,
+                COSINE_MAX_PER_SIDE,
+                COSINE_MAX_VALUE_SHIFT,
+                ADAM_EPS,
+            ),
+            Schedule::CosineDamped => (
+                true,
+                false,
+                COSINE_MAX_PER_SIDE,
+                COSINE_MAX_VALUE_SHIFT,
+                DAMPED_ADAM_EPS,
+            ),
+        };
+        Settings {
+            cosine,
+            follows_max,
+            per_side,
+            value_shift,
+            adam_eps,
+        }
+    }
+
     /// The threshold at which the L4 candidates of a step are chosen, given the last exact
-    /// float maximal error `worst`. `classic` and `cosine` keep 1/2 (the decision threshold).
+    /// float maximal error `worst`. Most schedules keep 1/2 (the decision threshold).
     /// `cosine-max` follows the current maximum while it is above 1/2: at threshold
     /// 1/2 the candidates of a model far from 1/2 need not contain its worst triples (the
     /// order of the tokens by their L4 term depends on the threshold), and the training then
     /// lowers the candidates' maximum while the true one grows.
     fn candidate_threshold(self, worst: f64) -> f64 {
-        match self {
-            Schedule::CosineMax if worst.is_finite() => worst.max(0.5),
-            Schedule::Classic | Schedule::Cosine | Schedule::CosineMax | Schedule::CosineDamped => {
-                0.5
-            }
+        if self.settings().follows_max && worst.is_finite() {
+            worst.max(0.5)
+        } else {
+            0.5
         }
     }
 
@@ -439,40 +482,29 @@ impl Schedule {
 
     /// Adam's `eps` (the term that keeps the step finite where the gradient is 0).
     fn adam_eps(self) -> f64 {
-        match self {
-            Schedule::Classic | Schedule::Cosine | Schedule::CosineMax => ADAM_EPS,
-            Schedule::CosineDamped => DAMPED_ADAM_EPS,
-        }
+        self.settings().adam_eps
     }
 
     /// What a random start subtracts from the neutral values `<q, z>`.
     fn value_shift(self) -> f64 {
-        match self {
-            Schedule::Classic | Schedule::Cosine => 0.0,
-            Schedule::CosineMax | Schedule::CosineDamped => COSINE_MAX_VALUE_SHIFT,
-        }
+        self.settings().value_shift
     }
 
     /// Candidates `a` and `b` kept per level and side by [`hardest_l4`].
     fn per_side(self) -> usize {
-        match self {
-            Schedule::Classic | Schedule::Cosine => L4_PER_SIDE,
-            Schedule::CosineMax | Schedule::CosineDamped => COSINE_MAX_PER_SIDE,
-        }
+        self.settings().per_side
     }
 
     /// The learning rate and the inverse temperature at fraction `frac` (0 to 1) of a run.
     fn at(self, cfg: &TrainConfig, frac: f64) -> (f64, f64) {
-        match self {
-            Schedule::Classic => (cfg.lr, cfg.beta.0 * (cfg.beta.1 / cfg.beta.0).powf(frac)),
-            Schedule::Cosine | Schedule::CosineMax | Schedule::CosineDamped => {
-                let decay = 0.5 * (1.0 + (std::f64::consts::PI * frac).cos());
-                (
-                    cfg.lr * (COSINE_FLOOR + (1.0 - COSINE_FLOOR) * decay),
-                    COSINE_BETA.0 + (COSINE_BETA.1 - COSINE_BETA.0) * frac,
-                )
-            }
+        if !self.settings().cosine {
+            return (cfg.lr, cfg.beta.0 * (cfg.beta.1 / cfg.beta.0).powf(frac));
         }
+        let decay = 0.5 * (1.0 + (std::f64::consts::PI * frac).cos());
+        (
+            cfg.lr * (COSINE_FLOOR + (1.0 - COSINE_FLOOR) * decay),
+            COSINE_BETA.0 + (COSINE_BETA.1 - COSINE_BETA.0) * frac,
+        )
     }
 }
 
@@ -534,9 +566,7 @@ impl TrainConfig {
     /// also take the smooth maximum as the loss and [`COSINE_STEPS`] as the steps; a later
     /// [`TrainConfig::with_loss`] or [`TrainConfig::with_steps`] overrides them.
     pub fn with_schedule(mut self, m: u32, schedule: Option<Schedule>) -> TrainConfig {
-        if let Some(cosine @ (Schedule::Cosine | Schedule::CosineMax | Schedule::CosineDamped)) =
-            schedule
-        {
+        if let Some(cosine) = schedule.filter(|s| s.settings().cosine) {
             self.schedule = cosine;
             self.hinge = None;
             self.steps = if m >= 9 {
@@ -1038,6 +1068,7 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
     let mut active: Option<Vec<Vec<(u32, u32)>>> = None;
     let mut e0 = max_error_on(fm, cfg.length, rows);
     let mut lambda = cfg.schedule.candidate_threshold(e0);
+    let eps = cfg.schedule.adam_eps();
     for t in 1..=cfg.steps {
         if Instant::now() > deadline {
             break;
@@ -1078,7 +1109,6 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         if true_max.is_some_and(|x| x < stop_below) && frac > 0.75 {
             break;
         }
-        let eps = cfg.schedule.adam_eps();
         oa.step(&mut fm.a, &ga, lr, t, eps);
         ob.step(&mut fm.b, &gb, lr, t, eps);
         og.step(&mut fm.g, &gg, lr, t, eps);
