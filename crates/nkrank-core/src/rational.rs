@@ -7,7 +7,7 @@
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use num_traits::{One, Zero};
+use num_traits::{One, ToPrimitive, Zero};
 
 /// The exact number type used wherever a decision is made.
 pub type Q = BigRational;
@@ -31,25 +31,57 @@ pub fn parse_q(s: &str) -> Result<Q, String> {
         Some((p, q)) => (p, Some(q)),
         None => (s, None),
     };
-    let p = parse_int(num, true).ok_or_else(|| format!("malformed rational {}", clip(s)))?;
-    let q = match den {
-        Some(d) => parse_int(d, false).ok_or_else(|| format!("malformed rational {}", clip(s)))?,
-        None => BigInt::one(),
+    let (negative, digits) = match num.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, num),
     };
+    let decimal = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    if !decimal(digits) || !den.is_none_or(decimal) {
+        return Err(format!("malformed rational {}", clip(s)));
+    }
+    let p = integer(digits, negative);
+    let q = den.map_or_else(BigInt::one, |d| integer(d, false));
     if q.is_zero() {
         return Err(format!("zero denominator in {}", clip(s)));
     }
-    let x = Q::new(p, q);
-    // One number, one spelling: reject "6/2", "-0", "007", "0/5" and the like.
-    let canonical = format_q(&x);
-    if canonical != s {
+    // One number, one spelling: reject "6/2", "-0", "007", "0/5", "3/1" and the like. The
+    // spelling is canonical (what `format_q` prints) exactly when no part has a leading zero,
+    // a `-` stands only before a nonzero numerator, and a denominator, if written, is not 1
+    // and is coprime to a nonzero numerator: then `p/q` is in lowest terms with `q > 1`.
+    let unpadded = |d: &str| d == "0" || !d.starts_with('0');
+    let canonical = unpadded(digits)
+        && !(negative && p.is_zero())
+        && den.is_none_or(|d| unpadded(d) && !q.is_one() && !p.is_zero() && coprime(&p, &q));
+    if !canonical {
         return Err(format!(
             "non-canonical rational {}; write it as {}",
             clip(s),
-            clip(&canonical)
+            clip(&format_q(&Q::new(p, q)))
         ));
     }
-    Ok(x)
+    Ok(Q::new_raw(p, q))
+}
+
+/// Decimal digits (already checked) as an integer, negated if `negative`; read in a machine
+/// word when it fits, which saves most of the time of reading a model.
+fn integer(digits: &str, negative: bool) -> BigInt {
+    let x = match digits.parse::<u64>() {
+        Ok(v) => BigInt::from(v),
+        Err(_) => digits.parse().unwrap_or_default(),
+    };
+    if negative {
+        -x
+    } else {
+        x
+    }
+}
+
+/// Whether `p` and `q > 0` are coprime, in machine words when both fit.
+fn coprime(p: &BigInt, q: &BigInt) -> bool {
+    match (p.magnitude().to_u64(), q.magnitude().to_u64()) {
+        (Some(a), Some(b)) => num_integer::gcd(a, b) == 1,
+        _ => num_integer::Integer::gcd(p, q).is_one(),
+    }
 }
 
 /// The string quoted for an error message, shortened if long (hostile input can be huge).
@@ -61,18 +93,6 @@ fn clip(s: &str) -> String {
         let head: String = s.chars().take(40).collect();
         format!("{head:?}... ({} characters)", s.chars().count())
     }
-}
-
-fn parse_int(s: &str, allow_minus: bool) -> Option<BigInt> {
-    let digits = match s.strip_prefix('-') {
-        Some(rest) if allow_minus => rest,
-        Some(_) => return None,
-        None => s,
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
 }
 
 /// Canonical text of a rational: `"p"` when integral, else `"p/q"` in lowest terms.

@@ -64,6 +64,56 @@ mod rational {
         }
     }
 
+    /// The reference spelling rule: read the digits as big integers, reduce, print back, and
+    /// accept exactly when the print equals the text.
+    fn by_printing_back(s: &str) -> Option<Q> {
+        let (p, q) = s.split_once('/').unwrap_or((s, "1"));
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let p_ok = digits(p.strip_prefix('-').unwrap_or(p));
+        if !p_ok || !digits(q) || q.bytes().all(|b| b == b'0') {
+            return None;
+        }
+        let x = Q::new(p.parse().ok()?, q.parse().ok()?);
+        (format_q(&x) == s).then_some(x)
+    }
+
+    #[test]
+    fn the_fast_spelling_test_agrees_with_printing_back() {
+        let alphabet = ['0', '1', '2', '6', '9', '-', '/'];
+        let mut texts = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..6 {
+            texts = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for t in &texts {
+                assert_eq!(parse_q(t).ok(), by_printing_back(t), "{t:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, (1..=6).map(|k| 7usize.pow(k)).sum::<usize>());
+        // Around the machine-word limit of the fast path (19 digits) and beyond it.
+        for t in [
+            "9999999999999999999/3",
+            "9999999999999999999/9",
+            "-9999999999999999999/2",
+            "10000000000000000000/3",
+            "10000000000000000000/4",
+            "18446744073709551615/2",
+            "18446744073709551617/3",
+            "-12345678901234567890/7",
+            "12345678901234567890/10",
+            "7/12345678901234567890",
+            "5/12345678901234567890",
+            "0/12345678901234567890",
+            "00000000000000000001",
+            "-0000000000000000000/5",
+        ] {
+            assert_eq!(parse_q(t).ok(), by_printing_back(t), "{t:?}");
+        }
+    }
+
     #[test]
     fn rejects_malformed() {
         for s in [
@@ -76,6 +126,81 @@ mod rational {
         assert!(parse_q(&accented).unwrap_err().contains("malformed"));
         let long = "9".repeat(MAX_RATIONAL_CHARS + 1);
         assert!(parse_q(&long).is_err());
+    }
+}
+
+/// Tests of `src/cert/format.rs`.
+mod format {
+    use nkrank_core::cert::format::*;
+
+    fn read(text: &str) -> Result<ValuesJson, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn values_are_read_in_any_field_order_and_round_trip() {
+        let levels = ValuesJson::Levels {
+            gamma: vec![vec!["0".into()], vec!["1".into(), "-1/2".into()]],
+        };
+        let written = serde_json::to_string(&levels).unwrap();
+        assert!(written.starts_with(r#"{"encoding":"levels""#), "{written}");
+        assert_eq!(read(&written).unwrap(), levels);
+        assert_eq!(
+            read(r#"{"gamma": [["0"], ["1", "-1/2"]], "encoding": "levels"}"#).unwrap(),
+            levels
+        );
+        let dense = ValuesJson::Dense {
+            g: MatrixJson {
+                rows: 2,
+                cols: 2,
+                entries: vec![(0, 1, "1".into())],
+            },
+        };
+        assert_eq!(
+            read(&serde_json::to_string(&dense).unwrap()).unwrap(),
+            dense
+        );
+        let types = ValuesJson::Types {
+            gamma: vec![vec![vec!["0".into(), "1".into()]]],
+        };
+        assert_eq!(
+            read(&serde_json::to_string(&types).unwrap()).unwrap(),
+            types
+        );
+    }
+
+    #[test]
+    fn values_of_the_wrong_shape_are_refused_by_name() {
+        let g = r#"{"rows": 1, "cols": 1, "entries": []}"#;
+        for (text, message) in [
+            (r#"{"encoding": "dense"}"#.to_string(), "missing field `G`"),
+            (r#"{"encoding": "levels"}"#.into(), "missing field `gamma`"),
+            (r#"{"gamma": [["0"]]}"#.into(), "missing field `encoding`"),
+            (
+                format!(r#"{{"encoding": "dense", "G": {g}, "gamma": []}}"#),
+                "unknown field `gamma`",
+            ),
+            (
+                format!(r#"{{"encoding": "types", "G": {g}}}"#),
+                "unknown field `G`",
+            ),
+            (
+                r#"{"encoding": "levels", "gamma": [["0"]], "rho": "1"}"#.into(),
+                "unknown field `rho`",
+            ),
+            (r#"{"encoding": "fancy"}"#.into(), "unknown variant `fancy`"),
+            (
+                r#"{"encoding": "types", "gamma": [["0"]]}"#.into(),
+                "expected a sequence",
+            ),
+            (
+                r#"{"encoding": "levels", "gamma": [[0]]}"#.into(),
+                "expected a string",
+            ),
+        ] {
+            let e = read(&text).unwrap_err();
+            assert!(e.contains(message), "{text}: {e}");
+        }
     }
 }
 

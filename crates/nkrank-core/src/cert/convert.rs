@@ -6,9 +6,12 @@ use super::format::{MatrixJson, ModelJson, MultiplierJson, ValuesJson};
 use crate::model::{Model, SparseMatrix, Values};
 use crate::rank1::{ConstraintKey, SideKey};
 use crate::rational::{parse_q, Q};
+use rayon::prelude::*;
 
-fn parse_field(s: &str, field: &str) -> Result<Q, String> {
-    parse_q(s).map_err(|e| format!("{field}: {e}"))
+/// Parses one number; `field` names it in the error message, and is only formatted then (a
+/// model has millions of numbers).
+fn parse_field(s: &str, field: impl FnOnce() -> String) -> Result<Q, String> {
+    parse_q(s).map_err(|e| format!("{}: {e}", field()))
 }
 
 /// Converts a JSON matrix, which must be `rows x cols`.
@@ -24,19 +27,22 @@ pub fn matrix_from_json(
             j.rows, j.cols
         ));
     }
-    let mut triplets = Vec::with_capacity(j.entries.len());
-    for (i, jj, x) in &j.entries {
-        if *i >= rows as u64 || *jj >= cols as u64 {
-            return Err(format!(
-                "{name}: entry ({i}, {jj}) outside a {rows} x {cols} matrix"
-            ));
-        }
-        triplets.push((
-            *i as usize,
-            *jj as usize,
-            parse_field(x, &format!("{name}[{i}][{jj}]"))?,
-        ));
-    }
+    // Numbers are parsed in parallel; the error reported is that of the first bad entry in file
+    // order, whatever the number of threads.
+    let parsed: Vec<Result<(usize, usize, Q), String>> = j
+        .entries
+        .par_iter()
+        .map(|(i, jj, x)| {
+            if *i >= rows as u64 || *jj >= cols as u64 {
+                return Err(format!(
+                    "{name}: entry ({i}, {jj}) outside a {rows} x {cols} matrix"
+                ));
+            }
+            let x = parse_field(x, || format!("{name}[{i}][{jj}]"))?;
+            Ok((*i as usize, *jj as usize, x))
+        })
+        .collect();
+    let triplets = parsed.into_iter().collect::<Result<Vec<_>, _>>()?;
     SparseMatrix::from_triplets(rows, cols, triplets).map_err(|e| format!("{name}: {e}"))
 }
 
@@ -54,7 +60,7 @@ pub fn model_from_json(j: &ModelJson, m: u32, rank: usize) -> Result<Model, Stri
                 .map(|(q, row)| {
                     row.iter()
                         .enumerate()
-                        .map(|(s, x)| parse_field(x, &format!("gamma[{q}][{s}]")))
+                        .map(|(s, x)| parse_field(x, || format!("gamma[{q}][{s}]")))
                         .collect()
                 })
                 .collect::<Result<_, _>>()?,
@@ -70,7 +76,7 @@ pub fn model_from_json(j: &ModelJson, m: u32, rank: usize) -> Result<Model, Stri
                         .map(|(i, row)| {
                             row.iter()
                                 .enumerate()
-                                .map(|(jj, x)| parse_field(x, &format!("gamma[{w}][{i}][{jj}]")))
+                                .map(|(jj, x)| parse_field(x, || format!("gamma[{w}][{i}][{jj}]")))
                                 .collect()
                         })
                         .collect()
@@ -88,7 +94,7 @@ pub fn multiplier_from_json(
     index: usize,
 ) -> Result<(ConstraintKey, Q), String> {
     let side = SideKey::parse(&j.side).map_err(|e| format!("multiplier {index}: {e}"))?;
-    let y = parse_field(&j.y, &format!("multiplier {index}"))?;
+    let y = parse_field(&j.y, || format!("multiplier {index}"))?;
     Ok((
         ConstraintKey {
             query_weight: j.query_weight,

@@ -121,9 +121,10 @@ pub struct ModelJson {
     pub values: ValuesJson,
 }
 
-/// The three encodings of `G`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "encoding", deny_unknown_fields)]
+/// The three encodings of `G`. Written with the tag `encoding` first; read by the
+/// `Deserialize` below, which accepts the fields in any order.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "encoding")]
 pub enum ValuesJson {
     /// `G` as a sparse `2^m x 2^m` matrix.
     #[serde(rename = "dense")]
@@ -144,6 +145,55 @@ pub enum ValuesJson {
         /// One `(W + 1) x (m - W + 1)` table per query weight `W`.
         gamma: Vec<Vec<Vec<String>>>,
     },
+}
+
+/// Reads the fields of every encoding at once, then keeps those of the named one. (serde's
+/// internally tagged enums buffer the whole object before reading it, which for a dense `G` of
+/// a million entries costs more than the rest of the check.)
+impl<'de> Deserialize<'de> for ValuesJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        #[derive(Deserialize)]
+        enum Encoding {
+            #[serde(rename = "dense")]
+            Dense,
+            #[serde(rename = "levels")]
+            Levels,
+            #[serde(rename = "types")]
+            Types,
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Fields {
+            encoding: Encoding,
+            #[serde(rename = "G")]
+            g: Option<MatrixJson>,
+            // Small (one entry per query token and level) and typed only once the encoding is
+            // known.
+            gamma: Option<serde_json::Value>,
+        }
+        let f = Fields::deserialize(d)?;
+        fn table<T: serde::de::DeserializeOwned, E: Error>(
+            gamma: Option<serde_json::Value>,
+        ) -> Result<T, E> {
+            serde_json::from_value(gamma.ok_or_else(|| E::missing_field("gamma"))?)
+                .map_err(E::custom)
+        }
+        match (f.encoding, f.g, f.gamma) {
+            (Encoding::Dense, Some(g), None) => Ok(ValuesJson::Dense { g }),
+            (Encoding::Dense, None, _) => Err(D::Error::missing_field("G")),
+            (Encoding::Dense, Some(_), Some(_)) => {
+                Err(D::Error::unknown_field("gamma", &["encoding", "G"]))
+            }
+            (_, Some(_), _) => Err(D::Error::unknown_field("G", &["encoding", "gamma"])),
+            (Encoding::Levels, None, gamma) => Ok(ValuesJson::Levels {
+                gamma: table(gamma)?,
+            }),
+            (Encoding::Types, None, gamma) => Ok(ValuesJson::Types {
+                gamma: table(gamma)?,
+            }),
+        }
+    }
 }
 
 /// One multiplier of a rank-1 infeasibility certificate: a positive rational on one constraint
