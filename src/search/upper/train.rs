@@ -1055,6 +1055,35 @@ fn gradient(
 /// error so far) at `deadline`, or once the error is below `stop_below` for the last quarter
 /// of the schedule (the LPs take over from there).
 pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_below: f64) -> f64 {
+    train_reporting(fm, cfg, deadline, stop_below, &|_| {})
+}
+
+/// Steps between two [`Progress`] reports of [`train_reporting`].
+pub const REPORT_EVERY: usize = 1000;
+
+/// Where a training run stands, reported every [`REPORT_EVERY`] steps.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Steps done.
+    pub step: usize,
+    /// Steps of the run.
+    pub steps: usize,
+    /// The float maximal error over every sequence.
+    pub max_error: f64,
+    /// The maximal error over the step's candidate sequences (the hardest at the current
+    /// threshold), which is what the loss sees.
+    pub candidates: f64,
+}
+
+/// [`train`], calling `report` every [`REPORT_EVERY`] steps where the maximal error over every
+/// sequence is computed anyway (from `m = 7` on).
+pub fn train_reporting(
+    fm: &mut FloatModel,
+    cfg: &TrainConfig,
+    deadline: Instant,
+    stop_below: f64,
+    report: &dyn Fn(Progress),
+) -> f64 {
     let (mut oa, mut ob, mut og) = (
         Adam::new(fm.a.len()),
         Adam::new(fm.b.len()),
@@ -1100,6 +1129,14 @@ pub fn train(fm: &mut FloatModel, cfg: &TrainConfig, deadline: Instant, stop_bel
         // A step that overflowed would spoil the model: stop with what there is.
         if !me.is_finite() || ga.iter().chain(&gb).chain(&gg).any(|x| !x.is_finite()) {
             break;
+        }
+        if let Some(max_error) = full.filter(|_| t > 1 && (t - 1) % REPORT_EVERY == 0) {
+            report(Progress {
+                step: t - 1,
+                steps: cfg.steps,
+                max_error,
+                candidates: me,
+            });
         }
         let true_max = if use_l4 { full } else { Some(me) };
         e0 = e0.max(me);
@@ -1702,7 +1739,7 @@ impl SnapshotFile {
 /// the fast exact verdict. `None` if no rounding passes.
 fn attempt(
     length: usize,
-    mut fm: FloatModel,
+    (origin, mut fm): (&str, FloatModel),
     cfg: &TrainConfig,
     deadline: Instant,
     log: &(dyn Fn(&str) + Sync),
@@ -1721,7 +1758,16 @@ fn attempt(
             ));
             s.done.after
         }
-        None => train(&mut fm, cfg, deadline, 0.45),
+        None => {
+            let r = fm.r;
+            let report = |p: Progress| {
+                log(&format!(
+                    "train: rank {r}, {origin}: step {}/{}, float max error {:.4}, over the candidates {:.4}",
+                    p.step, p.steps, p.max_error, p.candidates
+                ))
+            };
+            train_reporting(&mut fm, cfg, deadline, 0.45, &report)
+        }
     };
     if cfg.joint_lps > 0
         && (resume.is_some() || (JOINT_STOP..1.0).contains(&err))
@@ -1885,7 +1931,10 @@ pub fn search(
                 let file = snapshots
                     .filter(|_| cfg.joint_lps > 0)
                     .map(|sn| sn.file(r, origin, &fm));
-                (attempt(length, fm, cfg, deadline, log, file.as_ref()), file)
+                (
+                    attempt(length, (origin, fm), cfg, deadline, log, file.as_ref()),
+                    file,
+                )
             })
             .collect();
         // A batch that ends before its deadline has every proposal done for good: once the
