@@ -93,7 +93,7 @@ mod rational {
             }
         }
         assert_eq!(checked, (1..=6).map(|k| 7usize.pow(k)).sum::<usize>());
-        // Around the machine-word limit of the fast path (19 digits) and beyond it.
+        // Around the machine-word limit of the fast path (u64::MAX = 18446744073709551615).
         for t in [
             "9999999999999999999/3",
             "9999999999999999999/9",

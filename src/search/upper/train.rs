@@ -1184,8 +1184,9 @@ pub struct Found {
     pub float_error: f64,
     /// Human-readable origin (restart index or descent step), for the provenance.
     pub origin: String,
-    /// Which polish produced the exact model.
-    pub polish: &'static str,
+    /// How the exact model was made from the trained one: joint LP steps, if any, and the
+    /// polish.
+    pub polish: String,
 }
 
 /// Which restarts a process runs: restart `i` belongs to shard `index` of `count` iff
@@ -1676,9 +1677,9 @@ fn checker_accepts(model: &Model, length: usize) -> Option<bool> {
 /// error bound.
 type RowValues = (Vec<(usize, f64)>, f64);
 
-/// What one proposal gives: the exact model and how it was polished (if one passes), the
-/// trained float model, and its float maximal error.
-type Attempt = (Option<(Model, &'static str)>, FloatModel, f64);
+/// What one proposal gave: the exact model and how it was made (for the provenance), the float
+/// model, and its float maximal error.
+type Attempt = (Option<(Model, String)>, FloatModel, f64);
 
 /// Where the proposals of a search keep their joint refinement between descents
 /// ([`super::joint::Snapshot`]), so that an interrupted run resumes each where it stopped
@@ -1735,8 +1736,9 @@ impl SnapshotFile {
     }
 }
 
-/// One proposal: train from `start`, then polish with the row LPs given `V`, rationalize and run
-/// the fast exact verdict. `None` if no rounding passes.
+/// One proposal, named `origin` in the log: train from its start `fm` (with joint LP steps if
+/// asked), then polish with the row LPs given `V`, rationalize and run the fast exact verdict.
+/// `None` if no rounding passes.
 fn attempt(
     length: usize,
     (origin, mut fm): (&str, FloatModel),
@@ -1750,6 +1752,8 @@ fn attempt(
     let resume = snapshot
         .and_then(SnapshotFile::load)
         .filter(|s| cfg.joint_lps > 0 && s.best.m == m && s.best.r == fm.r);
+    // Empty unless joint LP steps ran: then what they did, for the provenance.
+    let mut joint_note = String::new();
     let mut err = match &resume {
         Some(s) => {
             log(&format!(
@@ -1789,13 +1793,18 @@ fn attempt(
             done.lps, done.kept, done.hops, done.before, done.after
         ));
         err = done.after;
+        joint_note = format!(
+            "{} joint LP steps ({} kept) from float max error {:.4}, then ",
+            done.lps, done.kept, done.before
+        );
     }
+    let made = |how: &str| format!("{joint_note}{how}");
     if err >= 0.5 + 0.1 || Instant::now() > deadline {
         return (None, fm, err);
     }
     if err < 0.5 && num_tokens(m) >= TRAINED_VALUES_FROM {
         if let Some(model) = exact_trained(&fm, length, 24) {
-            return (Some((model, "trained U, V, G, rounded")), fm, err);
+            return (Some((model, made("trained U, V, G, rounded"))), fm, err);
         }
     }
     if cfg.polish == Polish::WorstRows {
@@ -1803,7 +1812,7 @@ fn attempt(
             worst_rows_polished(length, &fm, 20, deadline).map(|model| {
                 (
                     model,
-                    "trained U, V, G; the worst rows' U by row LPs given V, their values by min-max row LPs",
+                    made("trained U, V, G; the worst rows' U by row LPs given V, their values by min-max row LPs"),
                 )
             }),
             fm,
@@ -1819,7 +1828,7 @@ fn attempt(
         for bits in [20, 32] {
             if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits, deadline) {
                 return (
-                    Some((model, "trained U, V; values by min-max row LPs")),
+                    Some((model, made("trained U, V; values by min-max row LPs"))),
                     fm,
                     err,
                 );
@@ -1837,7 +1846,10 @@ fn attempt(
             for bits in [20, 32] {
                 if let Some((model, _)) = exact_minmax(m, length, &u, &v, bits, deadline) {
                     return (
-                        Some((model, "U by row LPs given V; values by min-max row LPs")),
+                        Some((
+                            model,
+                            made("U by row LPs given V; values by min-max row LPs"),
+                        )),
                         fm,
                         err,
                     );
@@ -1845,7 +1857,7 @@ fn attempt(
             }
             if let Some(model) = super::alternating::exact(m, length, &u, &v) {
                 return (
-                    Some((model, "U by row LPs given V; values by row LPs")),
+                    Some((model, made("U by row LPs given V; values by row LPs"))),
                     fm,
                     err,
                 );
