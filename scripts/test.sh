@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo test --release --workspace
+# --no-fail-fast: one failing test binary does not hide the failures of the others.
+cargo test --release --workspace --no-fail-fast
 cargo build --release --quiet --no-default-features --bin nkrank-check --target-dir target/checker
 target/checker/release/nkrank-check certificates
 # The manifest: every file's hash and claim, nothing missing or extra; prints the root hash.
