@@ -1741,7 +1741,8 @@ impl SnapshotFile {
 /// `None` if no rounding passes.
 fn attempt(
     length: usize,
-    (origin, mut fm): (&str, FloatModel),
+    origin: &str,
+    mut fm: FloatModel,
     cfg: &TrainConfig,
     deadline: Instant,
     log: &(dyn Fn(&str) + Sync),
@@ -1943,10 +1944,8 @@ pub fn search(
                 let file = snapshots
                     .filter(|_| cfg.joint_lps > 0)
                     .map(|sn| sn.file(r, origin, &fm));
-                (
-                    attempt(length, (origin, fm), cfg, deadline, log, file.as_ref()),
-                    file,
-                )
+                let tried = attempt(length, origin, fm, cfg, deadline, log, file.as_ref());
+                (tried, file)
             })
             .collect();
         // A batch that ends before its deadline has every proposal done for good: once the
