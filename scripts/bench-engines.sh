@@ -6,10 +6,10 @@
 # as the run's own log reports it.
 # Usage: scripts/bench-engines.sh [WORK_DIR] [M_LIST] [ENGINES] [BUDGET]
 #   (defaults: out/bench-engines, "6 7 8 9 10", "structured alternating train train:gap", 600);
-#   an engine written ENGINE:START runs with `--start START`, one written ENGINE+joint (after
-#   the start, if any) with `--joint-lps L` (L from the environment's JOINT_LPS, default 60),
-#   and one written ENGINE+SCHEDULE (cosine, cosine-max or cosine-damped) with
-#   `--schedule SCHEDULE`.
+#   an engine written ENGINE:START runs with `--start START`; after the engine (and the start,
+#   if any) each `+joint` adds `--joint-lps L` (L from the environment's JOINT_LPS, default 60)
+#   and each `+SCHEDULE` (cosine, cosine-max or cosine-damped) adds `--schedule SCHEDULE`, so
+#   that `train+cosine-damped+joint` runs with both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-out/bench-engines}"
@@ -26,10 +26,16 @@ for m in $ms; do
     engine="${base%%:*}"
     extra=""
     [[ "$base" == *:* ]] && extra="--start ${base#*:}"
-    [[ "$spec" == *+joint ]] && extra="${extra:+$extra }--joint-lps ${JOINT_LPS:-60}"
-    case "$spec" in
-      *+cosine | *+cosine-max | *+cosine-damped) extra="${extra:+$extra }--schedule ${spec##*+}" ;;
-    esac
+    # Every "+WORD" after the engine adds one option, in any order.
+    IFS=+ read -r -a mods <<< "${spec#"$base"}"
+    for mod in "${mods[@]}"; do
+      case "$mod" in
+        "") ;;
+        joint) extra="${extra:+$extra }--joint-lps ${JOINT_LPS:-60}" ;;
+        cosine | cosine-max | cosine-damped) extra="${extra:+$extra }--schedule $mod" ;;
+        *) echo "unknown engine modifier +$mod in $spec" >&2; exit 2 ;;
+      esac
+    done
     dir="$work/$(tr ':+' '--' <<< "$spec")-m$m"
     rm -rf "$dir"
     # shellcheck disable=SC2086 # $extra is empty or a few words
