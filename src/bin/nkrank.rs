@@ -103,7 +103,9 @@ enum Command {
         /// The starts that a model of one rank more gives (a `--from` file, or the model just
         /// certified): `least` (default: its least used feature pruned, and its two least used
         /// merged) or `all` (every feature pruned and every pair merged; with `--shard I/N`
-        /// the starts are split between the shards like the restarts).
+        /// the starts are split between the shards like the restarts) or `fade` (its least
+        /// used feature shrunk to nothing during the first 60 % of the training steps while
+        /// the others adapt, then dropped: one start).
         #[arg(long, value_enum)]
         descent: Option<DescentArg>,
         /// Training schedule: `classic` (default: constant learning rate, inverse temperature
@@ -422,6 +424,7 @@ impl StartArg {
 enum DescentArg {
     Least,
     All,
+    Fade,
 }
 
 impl DescentArg {
@@ -429,6 +432,7 @@ impl DescentArg {
         match self {
             DescentArg::Least => upper::train::Descent::Least,
             DescentArg::All => upper::train::Descent::All,
+            DescentArg::Fade => upper::train::Descent::Fade,
         }
     }
 }

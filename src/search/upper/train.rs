@@ -217,6 +217,24 @@ impl FloatModel {
             .collect()
     }
 
+    /// The same model with feature `c` moved to the last column (the others keep their order).
+    pub fn with_feature_last(&self, c: usize) -> FloatModel {
+        let r = self.r;
+        let order: Vec<usize> = (0..r).filter(|&j| j != c).chain([c]).collect();
+        let permute = |x: &[f64]| -> Vec<f64> {
+            x.chunks(r)
+                .flat_map(|row| order.iter().map(|&j| row[j]))
+                .collect()
+        };
+        FloatModel {
+            m: self.m,
+            r,
+            a: permute(&self.a),
+            b: permute(&self.b),
+            g: self.g.clone(),
+        }
+    }
+
     /// The model without feature `c` (rank descent).
     pub fn without_feature(&self, c: usize) -> FloatModel {
         let drop = |x: &[f64]| -> Vec<f64> {
@@ -362,7 +380,19 @@ pub struct TrainConfig {
     pub joint_lps: usize,
     /// How the learning rate and the inverse temperature move during training (`--schedule`).
     pub schedule: Schedule,
+    /// Whether the last feature fades out: its log-features are capped by a bound that falls
+    /// to the floor over the first [`FADE_END`] of the steps, so the other features take over
+    /// its work while the loss still sees the whole model (a start of [`Descent::Fade`]).
+    pub fade: bool,
 }
+
+/// The share of the steps over which a fading feature ([`TrainConfig::fade`]) goes to the
+/// floor of the log-features; the rest of the steps train without it.
+pub const FADE_END: f64 = 0.6;
+
+/// The floor and the ceiling of the log-features: `exp` neither underflows nor overflows
+/// between them.
+pub const LOG_FEATURE_RANGE: (f64, f64) = (LOG_ZERO, -LOG_ZERO);
 
 /// The learning-rate and temperature schedule of a training run (`--schedule`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -559,6 +589,7 @@ impl TrainConfig {
             rows: None,
             joint_lps: 0,
             schedule: Schedule::Classic,
+            fade: false,
         }
     }
 
@@ -1098,6 +1129,14 @@ pub fn train_reporting(
     let mut e0 = max_error_on(fm, cfg.length, rows);
     let mut lambda = cfg.schedule.candidate_threshold(e0);
     let eps = cfg.schedule.adam_eps();
+    let (floor, ceiling) = LOG_FEATURE_RANGE;
+    // A fading last feature starts capped at its largest log-feature, so the cap binds at once.
+    let fade_from = (cfg.fade && fm.r > 0).then(|| {
+        (fm.a.iter().chain(&fm.b))
+            .skip(fm.r - 1)
+            .step_by(fm.r)
+            .fold(floor, |x, &y| x.max(y))
+    });
     for t in 1..=cfg.steps {
         if Instant::now() > deadline {
             break;
@@ -1151,7 +1190,20 @@ pub fn train_reporting(
         og.step(&mut fm.g, &gg, lr, t, eps);
         // Keep the log-features in a range where exp neither underflows nor overflows.
         for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
-            *x = x.clamp(-30.0, 30.0);
+            *x = x.clamp(floor, ceiling);
+        }
+        if let Some(from) = fade_from {
+            // The cap falls linearly in the log, i.e. the feature shrinks geometrically.
+            let cap = from - (from - floor) * (frac / FADE_END).min(1.0);
+            let r = fm.r;
+            for x in
+                fm.a.iter_mut()
+                    .chain(fm.b.iter_mut())
+                    .skip(r - 1)
+                    .step_by(r)
+            {
+                *x = x.min(cap);
+            }
         }
     }
     max_error_on(fm, cfg.length, rows)
@@ -1259,6 +1311,10 @@ pub enum Descent {
     /// the two of [`Descent::Least`] first, then the other prunes and then the other merges,
     /// least used features first.
     All,
+    /// Its least used feature faded out by training ([`TrainConfig::fade`]) and then dropped:
+    /// one start, which keeps every feature (the fading one moved last) until its training
+    /// ends, so the others take over its work gradually instead of at once.
+    Fade,
 }
 
 /// The search state saved between batches, so an interrupted run resumes where it stopped:
@@ -1749,10 +1805,12 @@ fn attempt(
     snapshot: Option<&SnapshotFile>,
 ) -> Attempt {
     let m = fm.m;
+    // The rank searched: a fading start has one feature more until its training ends.
+    let rank = fm.r - usize::from(cfg.fade);
     // A refinement that an interrupted run left goes on where it stopped, without training.
     let resume = snapshot
         .and_then(SnapshotFile::load)
-        .filter(|s| cfg.joint_lps > 0 && s.best.m == m && s.best.r == fm.r);
+        .filter(|s| cfg.joint_lps > 0 && s.best.m == m && s.best.r == rank);
     // Empty unless joint LP steps ran: then what they did, for the provenance.
     let mut joint_note = String::new();
     let mut err = match &resume {
@@ -1764,14 +1822,25 @@ fn attempt(
             s.done.after
         }
         None => {
-            let r = fm.r;
+            let r = rank;
             let report = |p: Progress| {
                 log(&format!(
                     "train: rank {r}, {origin}: step {}/{}, float max error {:.4}, over the candidates {:.4}",
                     p.step, p.steps, p.max_error, p.candidates
                 ))
             };
-            train_reporting(&mut fm, cfg, deadline, 0.45, &report)
+            let err = train_reporting(&mut fm, cfg, deadline, 0.45, &report);
+            if cfg.fade {
+                // The faded feature is at the floor of the log-features: drop it.
+                fm = fm.without_feature(rank);
+                let dropped = max_error(&fm, length);
+                log(&format!(
+                    "train: rank {r}, {origin}: faded feature dropped, float max error {err:.4} -> {dropped:.4}"
+                ));
+                dropped
+            } else {
+                err
+            }
         }
     };
     if cfg.joint_lps > 0
@@ -1944,6 +2013,17 @@ pub fn search(
                 let file = snapshots
                     .filter(|_| cfg.joint_lps > 0)
                     .map(|sn| sn.file(r, origin, &fm));
+                // A start of one feature more is a fading one (`Descent::Fade`).
+                let faded;
+                let cfg = if fm.r == r + 1 {
+                    faded = TrainConfig {
+                        fade: true,
+                        ..cfg.clone()
+                    };
+                    &faded
+                } else {
+                    cfg
+                };
                 let tried = attempt(length, origin, fm, cfg, deadline, log, file.as_ref());
                 (tried, file)
             })
@@ -1989,7 +2069,9 @@ pub fn search(
 }
 
 /// Starts for rank `r - 1` from a rank-`r` float model ([`Descent`]): the model without a
-/// feature, or with two features merged, least used features first.
+/// feature, or with two features merged, least used features first; or, for
+/// [`Descent::Fade`], the model itself of rank `r` with its least used feature last, which
+/// [`search`] fades out during training and then drops.
 pub fn descent_starts(fm: &FloatModel, descent: Descent) -> Vec<(String, FloatModel)> {
     if fm.r < 2 {
         return Vec::new();
@@ -1997,6 +2079,21 @@ pub fn descent_starts(fm: &FloatModel, descent: Descent) -> Vec<(String, FloatMo
     let w = fm.feature_weights();
     let mut order: Vec<usize> = (0..fm.r).collect();
     order.sort_by(|&x, &y| w[x].total_cmp(&w[y]).then(x.cmp(&y)));
+    // Values far outside the targets' range `[0, m]` only matter where the kernel nearly
+    // vanishes (an exact model may have them); once a feature is gone they would dominate, so
+    // the starts keep them in `[-1, m + 1]`.
+    let top = f64::from(fm.m) + 1.0;
+    let in_range = |mut s: FloatModel| {
+        s.g.iter_mut().for_each(|x| *x = x.clamp(-1.0, top));
+        s
+    };
+    if descent == Descent::Fade {
+        let c = order[0];
+        return vec![(
+            format!("fade feature {c}"),
+            in_range(fm.with_feature_last(c)),
+        )];
+    }
     // Positions in `order`: prunes of one feature, merges of two; `Least` takes the first
     // prune and the first merge, `All` goes on with the others.
     let mut picks: Vec<(usize, Option<usize>)> = vec![(0, None), (0, Some(1))];
@@ -2006,14 +2103,6 @@ pub fn descent_starts(fm: &FloatModel, descent: Descent) -> Vec<(String, FloatMo
             picks.extend((0..j).map(|i| (i, Some(j))).filter(|&p| p != (0, Some(1))));
         }
     }
-    // Values far outside the targets' range `[0, m]` only matter where the kernel nearly
-    // vanishes (an exact model may have them); once a feature is gone they would dominate, so
-    // the starts keep them in `[-1, m + 1]`.
-    let top = f64::from(fm.m) + 1.0;
-    let in_range = |mut s: FloatModel| {
-        s.g.iter_mut().for_each(|x| *x = x.clamp(-1.0, top));
-        s
-    };
     picks
         .into_iter()
         .map(|(i, j)| match j {
@@ -2693,6 +2782,62 @@ mod tests {
             assert_eq!((&a.1.a, &a.1.b, &a.1.g), (&b.1.a, &b.1.b, &b.1.g));
         }
         assert!(all.iter().all(|(_, s)| s.r == 4));
+    }
+
+    /// A fading start keeps its rank with the least used feature last; training caps that
+    /// feature at the floor of the log-features, and the search drops it and finds a model of
+    /// the rank below, the same on any thread count.
+    #[test]
+    fn a_faded_feature_goes_to_the_floor_and_is_dropped() {
+        let fm = FloatModel::random(4, 3, 1.0, &mut ChaCha8Rng::seed_from_u64(5));
+        let w = fm.feature_weights();
+        let least = (0..3)
+            .min_by(|&x, &y| w[x].total_cmp(&w[y]))
+            .expect("3 features");
+        let starts = descent_starts(&fm, Descent::Fade);
+        assert_eq!(starts.len(), 1);
+        let (name, start) = &starts[0];
+        assert_eq!(name, &format!("fade feature {least}"));
+        assert_eq!(start.r, 3);
+        for (row, moved) in fm.a.chunks(3).zip(start.a.chunks(3)) {
+            assert_eq!(moved[2], row[least]);
+        }
+        // Training with the fade leaves the last column at the floor, the others free.
+        let cfg = TrainConfig::for_m(4, 3).with_steps(Some(200));
+        let mut faded = start.clone();
+        let far = Instant::now() + Duration::from_secs(3600);
+        train(
+            &mut faded,
+            &TrainConfig {
+                fade: true,
+                ..cfg.clone()
+            },
+            far,
+            0.0,
+        );
+        let (floor, _) = LOG_FEATURE_RANGE;
+        for x in faded.a.iter().chain(&faded.b).skip(2).step_by(3) {
+            assert_eq!(*x, floor);
+        }
+        assert!(faded
+            .a
+            .chunks(3)
+            .any(|row| row[0] > floor && row[1] > floor));
+        // Without the fade the same training keeps the feature.
+        let mut kept = start.clone();
+        train(&mut kept, &cfg, far, 0.0);
+        assert!(kept.a.iter().skip(2).step_by(3).any(|&x| x > floor));
+        // The search of rank 2 at m = 4 (which a model solves) from the fading start.
+        let run = |threads: usize| {
+            super::super::on_threads(threads, || {
+                let cfg = TrainConfig::for_m(4, 3).with_steps(Some(800));
+                search_all(&cfg, 4, 2, 1, 0, starts.clone()).map(|f| (f.model, f.float.a))
+            })
+        };
+        let (model, a) = run(1).expect("rank 2 at m = 4 from the faded start");
+        assert_eq!(model.rank(), 2);
+        assert!(verdict(&model, 3).solves);
+        assert_eq!(run(2), Some((model, a)));
     }
 
     #[test]
