@@ -26,7 +26,7 @@
 //! exact check decides. The LP is built in a fixed order and HiGHS (interior point, no
 //! crossover) runs on one thread, so the result does not depend on the number of threads.
 
-use super::train::{hardest_l4, max_error, FloatModel, LOG_FEATURE_RANGE, NO_B};
+use super::train::{clamp_log_feature, hardest_l4, max_error, FloatModel, NO_B};
 use crate::task::{num_tokens, overlap, Token};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -244,13 +244,11 @@ fn joint_step(
     let mut next = fm.clone();
     for (&(q, c), &v) in &da {
         let x = &mut next.a[q as usize * r + c];
-        *x = (*x + (sol.value(v.0) - sol.value(v.1)))
-            .clamp(LOG_FEATURE_RANGE.0, LOG_FEATURE_RANGE.1);
+        *x = clamp_log_feature(*x + (sol.value(v.0) - sol.value(v.1)));
     }
     for (&(z, c), &v) in &db {
         let x = &mut next.b[z as usize * r + c];
-        *x = (*x + (sol.value(v.0) - sol.value(v.1)))
-            .clamp(LOG_FEATURE_RANGE.0, LOG_FEATURE_RANGE.1);
+        *x = clamp_log_feature(*x + (sol.value(v.0) - sol.value(v.1)));
     }
     for (&(q, z), &v) in &dg {
         next.g[q as usize * n + z as usize] += sol.value(v.0) - sol.value(v.1);
@@ -359,8 +357,7 @@ pub fn refine(
             *fm = s.best.clone();
             let rng = &mut ChaCha8Rng::seed_from_u64(HOP_SEED ^ s.done.hops);
             for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
-                *x = (*x + rng.gen_range(-HOP_JITTER..HOP_JITTER))
-                    .clamp(LOG_FEATURE_RANGE.0, LOG_FEATURE_RANGE.1);
+                *x = clamp_log_feature(*x + rng.gen_range(-HOP_JITTER..HOP_JITTER));
             }
             log(&format!(
                 "joint: hop {} from float max error {:.4}",

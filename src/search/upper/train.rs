@@ -217,43 +217,32 @@ impl FloatModel {
             .collect()
     }
 
-    /// The same model with feature `c` moved to the last column (the others keep their order).
-    pub fn with_feature_last(&self, c: usize) -> FloatModel {
-        let r = self.r;
-        let order: Vec<usize> = (0..r).filter(|&j| j != c).chain([c]).collect();
-        let permute = |x: &[f64]| -> Vec<f64> {
-            x.chunks(r)
-                .flat_map(|row| order.iter().map(|&j| row[j]))
+    /// The model whose features are the given ones of this model, in that order.
+    fn with_columns(&self, columns: &[usize]) -> FloatModel {
+        let pick = |x: &[f64]| -> Vec<f64> {
+            x.chunks(self.r)
+                .flat_map(|row| columns.iter().map(|&j| row[j]))
                 .collect()
         };
         FloatModel {
             m: self.m,
-            r,
-            a: permute(&self.a),
-            b: permute(&self.b),
+            r: columns.len(),
+            a: pick(&self.a),
+            b: pick(&self.b),
             g: self.g.clone(),
         }
     }
 
+    /// The same model with feature `c` moved to the last column (the others keep their order).
+    pub fn with_feature_last(&self, c: usize) -> FloatModel {
+        let order: Vec<usize> = (0..self.r).filter(|&j| j != c).chain([c]).collect();
+        self.with_columns(&order)
+    }
+
     /// The model without feature `c` (rank descent).
     pub fn without_feature(&self, c: usize) -> FloatModel {
-        let drop = |x: &[f64]| -> Vec<f64> {
-            x.chunks(self.r)
-                .flat_map(|row| {
-                    row.iter()
-                        .enumerate()
-                        .filter(|(j, _)| *j != c)
-                        .map(|(_, v)| *v)
-                })
-                .collect()
-        };
-        FloatModel {
-            m: self.m,
-            r: self.r - 1,
-            a: drop(&self.a),
-            b: drop(&self.b),
-            g: self.g.clone(),
-        }
+        let kept: Vec<usize> = (0..self.r).filter(|&j| j != c).collect();
+        self.with_columns(&kept)
     }
 
     /// The model with features `c < d` merged into one (`u_c v_c + u_d v_d` replaced by the
@@ -393,6 +382,11 @@ pub const FADE_END: f64 = 0.6;
 /// The floor and the ceiling of the log-features: `exp` neither underflows nor overflows
 /// between them.
 pub const LOG_FEATURE_RANGE: (f64, f64) = (LOG_ZERO, -LOG_ZERO);
+
+/// `x` clamped to [`LOG_FEATURE_RANGE`]: every move of a log-feature ends with it.
+pub fn clamp_log_feature(x: f64) -> f64 {
+    x.clamp(LOG_FEATURE_RANGE.0, LOG_FEATURE_RANGE.1)
+}
 
 /// The learning-rate and temperature schedule of a training run (`--schedule`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -1129,7 +1123,7 @@ pub fn train_reporting(
     let mut e0 = max_error_on(fm, cfg.length, rows);
     let mut lambda = cfg.schedule.candidate_threshold(e0);
     let eps = cfg.schedule.adam_eps();
-    let (floor, ceiling) = LOG_FEATURE_RANGE;
+    let floor = LOG_FEATURE_RANGE.0;
     // A fading last feature starts capped at its largest log-feature, so the cap binds at once.
     let fade_from = (cfg.fade && fm.r > 0).then(|| {
         (fm.a.iter().chain(&fm.b))
@@ -1190,7 +1184,7 @@ pub fn train_reporting(
         og.step(&mut fm.g, &gg, lr, t, eps);
         // Keep the log-features in a range where exp neither underflows nor overflows.
         for x in fm.a.iter_mut().chain(fm.b.iter_mut()) {
-            *x = x.clamp(floor, ceiling);
+            *x = clamp_log_feature(*x);
         }
         if let Some(from) = fade_from {
             // The cap falls linearly in the log, i.e. the feature shrinks geometrically.
