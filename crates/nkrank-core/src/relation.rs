@@ -135,7 +135,7 @@ impl RowSet {
         }
         for (i, &q) in rows.iter().enumerate() {
             if m < 64 && q >> m != 0 {
-                return Err(format!("query {i} = {q} is not an {m}-bit token"));
+                return Err(format!("query {i} = {q} is not a token of {m} bits"));
             }
             if rows[..i].contains(&q) {
                 return Err(format!("query {i} = {q} is listed twice"));

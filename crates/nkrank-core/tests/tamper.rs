@@ -169,3 +169,53 @@ fn large_model_certificates_reject_a_broken_value() {
     }
     assert!(tried >= 5, "only {tried} large models tried");
 }
+
+#[test]
+fn claims_beyond_any_proof_are_rejected_however_large() {
+    // A claim is the file's own number, any u64: a check that doubles or adds to it must not
+    // wrap round to a small number (a pairs rule claiming 2^63 + 1 once passed as 1). Every
+    // committed certificate, its rank replaced by each of these, is rejected: none proves a
+    // bound of 2^32 or more (the largest m of a certificate is 64, and a model of rank 2^m
+    // always exists).
+    let huge = [
+        u64::MAX,
+        u64::MAX - 1,
+        1 << 63,
+        (1 << 63) + 1,
+        (1 << 63) + 32,
+        1 << 32,
+        (1 << 32) + 1,
+        u64::from(u32::MAX),
+    ];
+    let mut tried = 0;
+    for f in committed() {
+        let cert = read_certificate(&f).unwrap();
+        for &rank in &huge {
+            let mut c2 = cert.clone();
+            c2.claim.rank = rank;
+            assert!(
+                check(&c2, CheckOptions::default()).is_err(),
+                "{}: claim rank {rank} was accepted",
+                f.display()
+            );
+            tried += 1;
+        }
+    }
+    assert!(tried >= 100 * huge.len(), "only {tried} claims tried");
+}
+
+#[test]
+fn a_misspelled_kind_is_named_whatever_payload_the_file_carries() {
+    for f in committed() {
+        let mut cert = read_certificate(&f).unwrap();
+        let kind = cert.kind.clone();
+        cert.kind = format!("{}x", kind);
+        let err = check(&cert, CheckOptions::default()).unwrap_err();
+        assert_eq!(
+            err,
+            format!("unknown certificate kind \"{kind}x\""),
+            "{}",
+            f.display()
+        );
+    }
+}

@@ -161,7 +161,7 @@ fn check_header(
     RowSet::new(m, length, &j.queries[..2])?;
     for (i, &q) in j.queries.iter().enumerate() {
         if m < 64 && q >> m != 0 {
-            return Err(format!("query {i} = {q} is not an {m}-bit token"));
+            return Err(format!("query {i} = {q} is not a token of {m} bits"));
         }
         if j.queries[..i].contains(&q) {
             return Err(format!("query {i} = {q} is listed twice"));

@@ -126,7 +126,7 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
     for (i, &(q, z)) in f.pairs.iter().enumerate() {
         if !fits(q) || !fits(z) {
             return Err(format!(
-                "pair {i}: ({q}, {z}) is not a pair of {m}-bit tokens"
+                "pair {i}: ({q}, {z}) is not a pair of tokens of {m} bits"
             ));
         }
         if !is_forced(q, z) {

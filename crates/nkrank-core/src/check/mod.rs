@@ -14,8 +14,8 @@ pub mod report;
 pub mod table;
 
 use crate::cert::format::{
-    CaseTreeJson, FoolingJson, ModelJson, MultiplierJson, PairsRuleJson, RatioJson, KIND_CASE_TREE,
-    KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
+    CaseTreeJson, FoolingJson, ModelJson, MultiplierJson, PairsRuleJson, RatioJson, KINDS,
+    KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
 };
 use crate::cert::{CertificateFile, FORMAT_NAME, FORMAT_VERSION};
 use crate::rational::Q;
@@ -151,6 +151,10 @@ pub fn typed(cert: &CertificateFile) -> Result<Typed<'_>, String> {
         return Err("m = 0 is outside the task (tokens need at least one bit)".into());
     }
     let bound = Bound::parse(&cert.claim.bound)?;
+    if !KINDS.contains(&cert.kind.as_str()) {
+        // Before the payloads are matched to kinds: a misspelled kind is the error to name.
+        return Err(format!("unknown certificate kind {:?}", cert.kind));
+    }
     let (extra_model, extra_mult) = (cert.model.is_some(), cert.multipliers.is_some());
     // The lower-bound payloads belong to their own kinds only.
     for (present, kind, field) in [

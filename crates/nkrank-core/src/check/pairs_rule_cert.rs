@@ -42,7 +42,9 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
     if m > 64 {
         return Err(format!("m = {m} is outside 1..=64"));
     }
-    if rank < 2 || 2 * rank > u64::from(m) {
+    // `rank > m / 2`, not `2 * rank > m`: the claim is the file's, any u64, and the
+    // product would wrap round to a small number for a claim of 2^63 or more.
+    if rank < 2 || rank > u64::from(m) / 2 {
         return Err(format!(
             "{rank} disjoint pairs need 2 <= R and 2R <= m = {m}"
         ));
