@@ -46,6 +46,9 @@ const THRESHOLDS: usize = 3;
 /// Initial and largest trust radius of the log-features; the values move by [`G_SCALE`]
 /// times as much.
 const DELTA_START: f64 = 0.05;
+/// The least radius a hop's descent starts at (see [`Snapshot::radius`]): a start far below
+/// the scale of useful steps would spend the stall window on tiny gains.
+const DELTA_HOP_MIN: f64 = DELTA_START / 16.0;
 const DELTA_MAX: f64 = 0.15;
 /// A descent stops when [`STALL_LPS`] LPs gained less than [`STALL_GAIN`] together.
 const STALL_LPS: usize = 12;
@@ -267,27 +270,38 @@ pub struct Snapshot {
     pub done: Refined,
     /// Whether the refinement ended for good (not by its deadline).
     pub finished: bool,
+    /// The trust radius the next descent starts at: the radius of the first step that the
+    /// last descent kept (at least [`DELTA_HOP_MIN`]), or [`DELTA_START`] if it kept none.
+    /// Near a model just jittered by a hop the linearisation fails at the radii above it, as
+    /// it did for the descent before, and every failed LP at `m = 10` costs tens of seconds.
+    pub radius: f64,
 }
 
 impl Snapshot {
-    /// The snapshot in a small binary form (`NKJS1`, the five counts, the end flag, then
-    /// [`FloatModel::to_bytes`]), floats exact.
+    /// The snapshot in a small binary form (`NKJS2`, the five counts, the radius, the end
+    /// flag, then [`FloatModel::to_bytes`]), floats exact.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut bytes = b"NKJS1\n".to_vec();
+        let mut bytes = b"NKJS2\n".to_vec();
         let d = &self.done;
         bytes.extend_from_slice(&d.before.to_le_bytes());
         bytes.extend_from_slice(&d.after.to_le_bytes());
         for x in [d.lps as u64, d.kept as u64, d.hops] {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
+        bytes.extend_from_slice(&self.radius.to_le_bytes());
         bytes.push(u8::from(self.finished));
         bytes.extend_from_slice(&self.best.to_bytes());
         bytes
     }
 
-    /// Reads [`Snapshot::to_bytes`]; anything malformed is none.
+    /// Reads [`Snapshot::to_bytes`], and the `NKJS1` form of earlier versions (no radius:
+    /// the next descent starts at [`DELTA_START`], as it did then); anything malformed is
+    /// none.
     pub fn from_bytes(bytes: &[u8]) -> Option<Snapshot> {
-        let rest = bytes.strip_prefix(b"NKJS1\n")?;
+        let (rest, radius_words) = match bytes.strip_prefix(b"NKJS2\n") {
+            Some(rest) => (rest, 1),
+            None => (bytes.strip_prefix(b"NKJS1\n")?, 0),
+        };
         let word = |i: usize| -> Option<[u8; 8]> { rest.get(8 * i..8 * i + 8)?.try_into().ok() };
         let count =
             |i: usize| -> Option<usize> { usize::try_from(u64::from_le_bytes(word(i)?)).ok() };
@@ -298,16 +312,24 @@ impl Snapshot {
             kept: count(3)?,
             hops: u64::from_le_bytes(word(4)?),
         };
-        let finished = match rest.get(40)? {
+        let radius = if radius_words == 1 {
+            let r = f64::from_le_bytes(word(5)?);
+            (DELTA_HOP_MIN..=DELTA_MAX).contains(&r).then_some(r)?
+        } else {
+            DELTA_START
+        };
+        let flag = 40 + 8 * radius_words;
+        let finished = match rest.get(flag)? {
             0 => false,
             1 => true,
             _ => return None,
         };
-        let best = FloatModel::from_bytes(rest.get(41..)?)?;
+        let best = FloatModel::from_bytes(rest.get(flag + 1..)?)?;
         Some(Snapshot {
             best,
             done,
             finished,
+            radius,
         })
     }
 }
@@ -320,6 +342,9 @@ impl Snapshot {
 /// After every descent the state goes to `save`; given back as `resume` (a run interrupted
 /// and started again), the refinement goes on from it with the next hop, and `fm` is not
 /// used.
+///
+/// A hop's descent starts at the radius of the first step the descent before it kept
+/// ([`Snapshot::radius`]); the first descent at [`DELTA_START`].
 pub fn refine(
     fm: &mut FloatModel,
     length: usize,
@@ -346,6 +371,7 @@ pub fn refine(
                 hops: 0,
             },
             finished: false,
+            radius: DELTA_START,
         }
     });
     loop {
@@ -369,9 +395,10 @@ pub fn refine(
             max_lps: max_lps - s.done.lps,
             ..limits
         };
-        let (l, k, e) = descend(fm, length, left, log);
+        let (l, k, e, first_kept) = descend(fm, length, left, s.radius, log);
         s.done.lps += l;
         s.done.kept += k;
+        s.radius = next_radius(first_kept);
         if e < s.done.after {
             s.best = fm.clone();
             s.done.after = e;
@@ -386,21 +413,30 @@ pub fn refine(
     s.done
 }
 
-/// The joint LP steps from `fm` until a stationary point or one of the `limits`: LPs solved,
-/// steps kept, and the final float maximal error.
+/// The radius the next descent starts at, given that of the first step the last one kept
+/// ([`Snapshot::radius`]).
+fn next_radius(first_kept: Option<f64>) -> f64 {
+    first_kept.map_or(DELTA_START, |r| r.max(DELTA_HOP_MIN))
+}
+
+/// The joint LP steps from `fm`, starting at trust radius `radius`, until a stationary point
+/// or one of the `limits`: LPs solved, steps kept, the final float maximal error, and the
+/// radius of the first kept step.
 fn descend(
     fm: &mut FloatModel,
     length: usize,
     limits: Limits,
+    radius: f64,
     log: &(dyn Fn(&str) + Sync),
-) -> (usize, usize, f64) {
+) -> (usize, usize, f64, Option<f64>) {
     let Limits {
         max_lps,
         stop_below,
         deadline,
     } = limits;
     let mut err = max_error(fm, length);
-    let mut delta = DELTA_START;
+    let mut delta = radius;
+    let mut first_kept = None;
     // The error some LPs ago: a descent that gains less than [`STALL_GAIN`] over
     // [`STALL_LPS`] LPs is at a stationary point in all but name.
     let mut mark = (0, err);
@@ -443,11 +479,13 @@ fn descend(
                 break;
             };
             let trial_err = max_error(&trial, length);
+            let keep = trial_err < err;
             log(&format!(
-                "joint: LP {lps}: {} cuts, radius {delta:.4}, margin {margin:.4}, float max error {err:.4} -> {trial_err:.4}",
-                cuts.len()
+                "joint: LP {lps}: {} cuts, radius {delta:.4}, margin {margin:.4}, float max error {err:.4} -> {trial_err:.4}{}",
+                cuts.len(),
+                if keep { " (kept)" } else { "" }
             ));
-            if trial_err < err {
+            if keep {
                 // The usual trust-region rule: grow the radius when the step did at least
                 // half of what the LP predicted, shrink it when it did less than a quarter.
                 let (predicted, actual) = (err - (0.5 - margin), err - trial_err);
@@ -461,6 +499,7 @@ fn descend(
                 *fm = trial;
                 err = trial_err;
                 kept += 1;
+                first_kept.get_or_insert(delta);
                 accepted = true;
                 break;
             }
@@ -476,7 +515,7 @@ fn descend(
             delta / 2.0
         };
     }
-    (lps, kept, err)
+    (lps, kept, err, first_kept)
 }
 
 #[cfg(test)]
@@ -572,7 +611,14 @@ mod tests {
         assert!(!first.finished);
         assert_eq!(first.to_bytes(), snaps[0]);
         let mut resumed = start(5, 2, 99);
-        let again = refine(&mut resumed, 3, limits, &|_| {}, Some(first), &|_| {});
+        let again = refine(
+            &mut resumed,
+            3,
+            limits,
+            &|_| {},
+            Some(first.clone()),
+            &|_| {},
+        );
         assert_eq!(again, done);
         assert_eq!(resumed.to_bytes(), whole.to_bytes());
         // A snapshot that ended for good gives nothing more to do.
@@ -586,8 +632,106 @@ mod tests {
         let good = &snaps[0];
         assert!(Snapshot::from_bytes(&good[..good.len() - 1]).is_none());
         let mut flag = good.clone();
-        flag[6 + 40] = 2;
+        flag[6 + 48] = 2;
         assert!(Snapshot::from_bytes(&flag).is_none());
+        let mut radius = good.clone();
+        radius[6 + 40..6 + 48].copy_from_slice(&f64::NAN.to_le_bytes());
+        assert!(Snapshot::from_bytes(&radius).is_none());
+        assert!(Snapshot::from_bytes(b"NKJS2").is_none());
         assert!(Snapshot::from_bytes(b"NKJS1").is_none());
+        // The form of earlier versions (no radius) still reads, and starts at the old radius.
+        let mut old = b"NKJS1\n".to_vec();
+        old.extend_from_slice(&good[6..6 + 40]);
+        old.extend_from_slice(&good[6 + 48..]);
+        let read = Snapshot::from_bytes(&old).expect("an NKJS1 snapshot");
+        assert_eq!(read.radius, DELTA_START);
+        assert_eq!((read.done, read.finished), (first.done, first.finished));
+        assert_eq!(read.best.to_bytes(), first.best.to_bytes());
+    }
+
+    /// For each LP in the log: whether a hop came just before it, its radius, and whether its
+    /// step was kept.
+    fn logged_lps(lines: &[String]) -> Vec<(bool, f64, bool)> {
+        let mut out = Vec::new();
+        let mut hop = false;
+        for line in lines {
+            if line.starts_with("joint: hop ") {
+                hop = true;
+            }
+            let Some(rest) = line.split(", radius ").nth(1) else {
+                continue;
+            };
+            let radius: f64 = rest
+                .split(',')
+                .next()
+                .and_then(|x| x.parse().ok())
+                .expect("radius");
+            out.push((std::mem::take(&mut hop), radius, line.ends_with(" (kept)")));
+        }
+        out
+    }
+
+    #[test]
+    fn a_hop_descends_from_the_radius_of_the_first_step_kept_before() {
+        assert_eq!(next_radius(None), DELTA_START);
+        assert_eq!(next_radius(Some(0.0125)), 0.0125);
+        assert_eq!(next_radius(Some(1e-4)), DELTA_HOP_MIN);
+        let limits = Limits {
+            max_lps: 60,
+            stop_below: 0.0,
+            deadline: Instant::now() + Duration::from_secs(3600),
+        };
+        // Each snapshot carries the radius the rule gives for its descent's first kept step
+        // (all at the initial radius here: at m = 5 the first LP of every descent is kept; the
+        // runs where this matters are at m = 10, docs/UPPER_BOUNDS.md).
+        let lines = std::sync::Mutex::new(Vec::new());
+        let snaps = std::sync::Mutex::new(Vec::new());
+        let mut fm = trained();
+        let done = refine(
+            &mut fm,
+            3,
+            limits,
+            &|l| lines.lock().expect("lock").push(l.to_string()),
+            None,
+            &|s| snaps.lock().expect("lock").push(s.clone()),
+        );
+        let (lps, snaps) = (
+            logged_lps(&lines.into_inner().expect("lock")),
+            snaps.into_inner().expect("lock"),
+        );
+        assert_eq!(lps.len(), done.lps);
+        assert!(done.hops >= 1, "no hop: {done:?}");
+        assert!((lps[0].1 - DELTA_START).abs() < 1e-4, "{lps:?}");
+        let mut starts: Vec<usize> = (0..lps.len()).filter(|&i| lps[i].0).collect();
+        starts.insert(0, 0);
+        starts.push(lps.len());
+        for (w, snap) in starts.windows(2).zip(&snaps) {
+            let first_kept = lps[w[0]..w[1]].iter().find(|x| x.2).map(|x| x.1);
+            // The log prints four decimals.
+            let expected = next_radius(first_kept);
+            assert!((snap.radius - expected).abs() < 1e-4, "{lps:?}");
+        }
+        // And the next descent starts at the snapshot's radius, whatever it is.
+        for radius in [DELTA_START, 0.0125, DELTA_HOP_MIN] {
+            let mut first = snaps[0].clone();
+            first.radius = radius;
+            let lines = std::sync::Mutex::new(Vec::new());
+            let limits = Limits {
+                max_lps: snaps[0].done.lps + 2,
+                ..limits
+            };
+            let mut ignored = start(5, 2, 99);
+            refine(
+                &mut ignored,
+                3,
+                limits,
+                &|l| lines.lock().expect("lock").push(l.to_string()),
+                Some(first),
+                &|_| {},
+            );
+            let lps = logged_lps(&lines.into_inner().expect("lock"));
+            assert!(lps[0].0, "resumed without a hop: {lps:?}");
+            assert!((lps[0].1 - radius).abs() < 1e-4, "{radius}: {lps:?}");
+        }
     }
 }

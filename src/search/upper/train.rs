@@ -2713,6 +2713,7 @@ mod tests {
                 hops: 0,
             },
             finished: true,
+            radius: 0.0125,
         };
         file.save(&left).expect("saved");
         assert_eq!(file.load().expect("its own").to_bytes(), left.to_bytes());
