@@ -47,6 +47,17 @@ pub enum TokenSpec {
     Level(u32),
 }
 
+/// As an error message names it: `{"level": W, "query": true}` in a file is "the query",
+/// `{"level": i}` is "a token at level i".
+impl std::fmt::Display for TokenSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenSpec::Query => write!(f, "the query"),
+            TokenSpec::Level(i) => write!(f, "a token at level {i}"),
+        }
+    }
+}
+
 impl TokenSpec {
     /// The level `<q, z>` of the token in a row of weight `w`.
     pub fn level(self, w: u32) -> u32 {

@@ -219,3 +219,26 @@ fn a_misspelled_kind_is_named_whatever_payload_the_file_carries() {
         );
     }
 }
+
+#[test]
+fn a_missing_lemma_is_named_in_the_files_own_terms() {
+    let f = committed()
+        .into_iter()
+        .find(|f| f.to_string_lossy().contains("m11-lower-r3-fooling-set"))
+        .expect("the m = 11 fooling set");
+    let mut doc = serde_json::to_value(read_certificate(&f).unwrap()).unwrap();
+    let lemmas = doc
+        .pointer_mut("/fooling/lemmas")
+        .and_then(Value::as_array_mut)
+        .unwrap();
+    assert!(lemmas.len() >= 2);
+    lemmas.pop();
+    let cert: CertificateFile = serde_json::from_value(doc).unwrap();
+    let err = check(&cert, CheckOptions::default()).unwrap_err();
+    assert!(err.starts_with("no lemma for row weight "), "{err}");
+    assert!(
+        err.contains("a token at level") || err.contains("the query"),
+        "{err}"
+    );
+    assert!(!err.contains("Level(") && !err.contains("Query"), "{err}");
+}

@@ -61,7 +61,7 @@ pub fn max_product(
         let key = (q.count_ones(), spec_in_row(q, zi), spec_in_row(q, zj));
         rho.get(&key).ok_or_else(|| {
             format!(
-                "no lemma for row weight {} with a = {:?}, b = {:?} (pairs {i}, {j})",
+                "no lemma for row weight {} with a = {}, b = {} (pairs {i}, {j})",
                 key.0, key.1, key.2
             )
         })
