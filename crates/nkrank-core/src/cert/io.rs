@@ -36,7 +36,9 @@ pub fn read_stored(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
         .read_to_end(&mut out)
         .map_err(|e| format!("cannot read: {e}"))?;
     if out.len() as u64 > cap {
-        return Err(format!("larger than {cap} bytes"));
+        return Err(format!(
+            "the stored file is larger than {cap} bytes, the size cap of the certificate format"
+        ));
     }
     Ok(out)
 }
@@ -44,7 +46,9 @@ pub fn read_stored(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
 /// The certificate text inside stored bytes: gzip (recognized by its magic bytes, one member
 /// and nothing after it) or plain, at most [`MAX_CERTIFICATE_BYTES`] after decompression.
 pub fn decode(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
-    let too_large = || format!("larger than {MAX_CERTIFICATE_BYTES} bytes");
+    let too_large = || {
+        format!("the JSON text is larger than {MAX_CERTIFICATE_BYTES} bytes (64 MiB), the size cap of the certificate format")
+    };
     if !raw.starts_with(&[0x1f, 0x8b]) {
         if raw.len() as u64 > MAX_CERTIFICATE_BYTES {
             return Err(too_large());
