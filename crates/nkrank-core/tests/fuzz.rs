@@ -293,3 +293,15 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
     );
     assert_eq!(unparsed + rejected + accepted, cases);
 }
+
+#[test]
+fn a_byte_order_mark_is_named() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../certificates/len3/m04-lower-r2-rank1-infeasible.json");
+    let bytes = read_bytes(&root).unwrap();
+    assert!(parse_certificate(&bytes).is_ok());
+    let mut marked = b"\xEF\xBB\xBF".to_vec();
+    marked.extend_from_slice(&bytes);
+    let err = parse_certificate(&marked).unwrap_err();
+    assert!(err.contains("byte-order mark"), "{err}");
+}

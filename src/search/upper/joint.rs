@@ -273,7 +273,8 @@ pub struct Snapshot {
     /// The trust radius the next descent starts at: the radius of the first step that the
     /// last descent kept (at least [`DELTA_HOP_MIN`]), or [`DELTA_START`] if it kept none.
     /// Near a model just jittered by a hop the linearisation fails at the radii above it, as
-    /// it did for the descent before, and every failed LP at `m = 10` costs tens of seconds.
+    /// it did for the descent before, and each failed LP is one of the `--joint-lps` budget
+    /// spent (at `m = 10`, 5 to 8 of them after every hop started at [`DELTA_START`]).
     pub radius: f64,
 }
 

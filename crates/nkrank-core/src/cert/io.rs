@@ -102,6 +102,10 @@ pub fn certificate_from_bytes(raw: &[u8], path: &Path) -> Result<CertificateFile
 /// certificate. Peak memory is the text plus the certificate, never a second copy as a JSON
 /// tree.
 pub fn parse_certificate(bytes: &[u8]) -> Result<CertificateFile, String> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        // serde_json would only say "expected value at line 1 column 1".
+        return Err("not a valid certificate: the text starts with a UTF-8 byte-order mark, which the format does not allow".into());
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let long = Cell::new(0u64);
     Walk {
