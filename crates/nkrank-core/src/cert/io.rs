@@ -37,7 +37,7 @@ pub fn read_stored(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot read: {e}"))?;
     if out.len() as u64 > cap {
         return Err(format!(
-            "the stored file is larger than {cap} bytes, the size cap of the certificate format"
+            "the stored file is larger than {cap} bytes, the size cap for a file of its kind"
         ));
     }
     Ok(out)
