@@ -305,3 +305,26 @@ fn a_byte_order_mark_is_named() {
     let err = parse_certificate(&marked).unwrap_err();
     assert!(err.contains("byte-order mark"), "{err}");
 }
+
+#[test]
+fn a_top_level_that_is_not_an_object_is_named() {
+    let long_number = "9".repeat(100_000);
+    for text in [
+        "null",
+        " 7",
+        "[1, 2]",
+        "\"model\"",
+        "true",
+        long_number.as_str(),
+    ] {
+        let err = parse_certificate(text.as_bytes()).unwrap_err();
+        assert_eq!(
+            err, "not a valid certificate: the top level must be a JSON object",
+            "{text:.20}"
+        );
+    }
+    // An empty text is still reported by the parser (end of input).
+    assert!(parse_certificate(b"  ")
+        .unwrap_err()
+        .starts_with("not a valid certificate"));
+}

@@ -106,6 +106,12 @@ pub fn parse_certificate(bytes: &[u8]) -> Result<CertificateFile, String> {
         // serde_json would only say "expected value at line 1 column 1".
         return Err("not a valid certificate: the text starts with a UTF-8 byte-order mark, which the format does not allow".into());
     }
+    if let Some(&c) = bytes.iter().find(|c| !c.is_ascii_whitespace()) {
+        if c != b'{' {
+            // Else serde_json names the first problem inside the value ("number out of range").
+            return Err("not a valid certificate: the top level must be a JSON object".into());
+        }
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let long = Cell::new(0u64);
     Walk {
