@@ -1,11 +1,14 @@
 //! A seeded mutation fuzzer over the committed certificates, on the stable toolchain.
 //!
-//! Each case mutates one committed file (bytes, numbers, arrays, fields) and runs the reader and
-//! the checker on it in process. It asserts: no panic; an answer (accepted or rejected) within a
-//! hang guard; a rejection's reason is one line; and every accepted mutant is still a true
-//! statement, re-checked independently: by enumeration of every multiset (models with `m <= 4`),
-//! by the big-rational reference verdict (larger models), on concrete tokens (rank-1
-//! certificates), and, for the other lower bounds, by consistency with every committed upper
+//! Each case mutates one committed file (bytes, numbers, arrays, fields; the header fields and
+//! the claim more often than their share of the nodes; numbers also to the boundaries of
+//! fixed-width integers; deep nesting; some cases through a gzip stream, itself mutated) and runs
+//! the reader and the checker on it in process. It asserts: no panic; an answer (accepted or
+//! rejected) within a hang guard; a rejection's reason is one line; and every accepted mutant is
+//! still a true statement, re-checked independently: by enumeration of every multiset (models
+//! with `m <= 4`), by the big-rational reference verdict (larger models), on concrete tokens
+//! (rank-1 certificates), by the pairs rule restated in wide integers, and, for every lower
+//! bound, by `r* <= 2^m` (`docs/PROOFS.md`, Lemma 0) and consistency with every committed upper
 //! bound. It prints its own statistics.
 //!
 //! Default: 2000 cases, seed 1. Longer runs: `NKRANK_FUZZ_CASES=100000 NKRANK_FUZZ_SEED=7
@@ -15,15 +18,16 @@ mod common;
 
 use common::{farkas_holds_on_concrete_tokens, model_solves_by_enumeration};
 use nkrank_core::cert::convert::model_from_json;
-use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_RANK1};
-use nkrank_core::cert::io::{parse_certificate, read_bytes};
+use nkrank_core::cert::format::{CertificateFile, KIND_MODEL, KIND_PAIRS_RULE, KIND_RANK1};
+use nkrank_core::cert::io::{decode, parse_certificate, read_bytes, NOT_AN_INTEGER};
 use nkrank_core::check::table::{build_table, contradictions};
-use nkrank_core::check::{check, CheckOptions, Proven};
+use nkrank_core::check::{check, Bound, CheckOptions, Proven};
 use nkrank_oracle::levels::verdict_reference;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -81,13 +85,35 @@ const INTERESTING: &[&str] = &[
     "\"\"",
 ];
 
+/// Integers where fixed-width arithmetic goes wrong: the limits of `i32`, `u32`, the exact
+/// integers of `f64`, `i64` and `u64`, and `2^63` plus a little (twice any of them wraps round
+/// to a small number in `u64`).
+const BOUNDARIES: &[u64] = &[
+    (1 << 31) - 1,
+    1 << 31,
+    u32::MAX as u64,
+    1 << 32,
+    (1 << 53) + 1,
+    i64::MAX as u64,
+    1 << 63,
+    (1 << 63) + 1,
+    (1 << 63) + 2,
+    (1 << 63) + 5,
+    (1 << 63) + 9,
+    u64::MAX - 1,
+    u64::MAX,
+];
+
+/// Nesting deeper than any certificate and than the parser's recursion limit.
+const DEEP: [usize; 2] = [200, 100_000];
+
 fn mutate_bytes(rng: &mut ChaCha8Rng, bytes: &mut Vec<u8>) {
     if bytes.is_empty() {
         bytes.push(b'{');
         return;
     }
     let at = rng.gen_range(0..bytes.len());
-    match rng.gen_range(0..5) {
+    match rng.gen_range(0..6) {
         0 => bytes[at] = rng.gen(),
         1 => {
             let end = (at + rng.gen_range(1..16)).min(bytes.len());
@@ -101,6 +127,11 @@ fn mutate_bytes(rng: &mut ChaCha8Rng, bytes: &mut Vec<u8>) {
         3 => {
             let tok = INTERESTING.choose(rng).unwrap().as_bytes();
             bytes.splice(at..at, tok.iter().copied());
+        }
+        4 => {
+            let open = if rng.gen() { b'[' } else { b'{' };
+            let depth = *DEEP.choose(rng).unwrap();
+            bytes.splice(at..at, std::iter::repeat_n(open, depth));
         }
         _ => bytes.truncate(at),
     }
@@ -128,6 +159,11 @@ fn pointers(v: &Value, path: String, out: &mut Vec<String>) {
 fn mutate_value(rng: &mut ChaCha8Rng, doc: &mut Value) {
     let mut ptrs = Vec::new();
     pointers(doc, String::new(), &mut ptrs);
+    // A quarter of the mutations go to the header (`m`, `length`, `kind`, the claim, ...):
+    // one node among thousands otherwise, and the one that states what is proved.
+    if rng.gen_bool(0.25) {
+        ptrs.retain(|p| p.matches('/').count() <= 2 && !p.starts_with("/provenance"));
+    }
     let ptr = ptrs.choose(rng).unwrap().clone();
     let Some(node) = doc.pointer_mut(&ptr) else {
         return;
@@ -135,10 +171,12 @@ fn mutate_value(rng: &mut ChaCha8Rng, doc: &mut Value) {
     match node {
         Value::Number(n) => {
             let x = n.as_u64().unwrap_or(0);
-            *node = Value::from(match rng.gen_range(0..4) {
+            *node = Value::from(match rng.gen_range(0..6) {
                 0 => x.wrapping_add(1),
                 1 => x.saturating_sub(1),
-                2 => u64::MAX,
+                2 => *BOUNDARIES.choose(rng).unwrap(),
+                3 => x.wrapping_add(1 << 63),
+                4 => x.wrapping_add(1 << 32),
                 _ => 0,
             });
         }
@@ -189,13 +227,51 @@ fn mutate_value(rng: &mut ChaCha8Rng, doc: &mut Value) {
                 }
             }
         }
-        _ => *node = serde_json::from_str(INTERESTING.choose(rng).unwrap()).unwrap(),
+        // `1e999` is no value serde_json can hold (the byte mutations insert it as text).
+        _ => *node = serde_json::from_str(INTERESTING.choose(rng).unwrap()).unwrap_or(Value::Null),
     }
+}
+
+/// The stored form of `text` as gzip, sometimes damaged: a byte of the stream changed, the
+/// stream cut short, or bytes appended after it.
+fn gzip_mutant(rng: &mut ChaCha8Rng, text: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(text).unwrap();
+    let mut gz = enc.finish().unwrap();
+    match rng.gen_range(0..4) {
+        0 => {
+            let at = rng.gen_range(0..gz.len());
+            gz[at] ^= rng.gen_range(1..=255);
+        }
+        1 => gz.truncate(rng.gen_range(0..gz.len())),
+        2 => gz.extend_from_within(..rng.gen_range(1..gz.len().min(64))),
+        _ => {}
+    }
+    gz
 }
 
 /// Independent confirmation that an accepted certificate states a truth.
 fn still_true(cert: &CertificateFile, proven: &Proven, committed: &[Proven]) -> Result<(), String> {
+    // Lemma 0 (c): `r*(m, N) <= 2^m` (rank `2^m` writes any kernel), so no lower bound above it.
+    if proven.bound == Bound::Lower && proven.m < 64 && proven.rank > 1u64 << proven.m {
+        return Err(format!(
+            "accepted r*({}, {}) >= {}, above 2^m",
+            proven.m, proven.length, proven.rank
+        ));
+    }
     match cert.kind.as_str() {
+        // Rule P: `R` disjoint pairs of coordinates, `2 <= R`, `2R <= m`, `N = 3`; restated in
+        // wide integers.
+        KIND_PAIRS_RULE
+            if cert.length != 3
+                || cert.claim.rank < 2
+                || 2 * u128::from(cert.claim.rank) > u128::from(cert.m) =>
+        {
+            Err(format!(
+                "accepted the pairs rule for R = {}, m = {}, N = {}",
+                cert.claim.rank, cert.m, cert.length
+            ))
+        }
         KIND_MODEL if cert.m <= 4 => model_solves_by_enumeration(cert)
             .then_some(())
             .ok_or("accepted model fails by enumeration".into()),
@@ -232,6 +308,7 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
     assert!(seeds.len() >= 10, "corpus too small: {}", seeds.len());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut accepted, mut unparsed, mut rejected, mut changed_accepted) = (0u64, 0u64, 0u64, 0u64);
+    let mut gzipped = 0u64;
     let mut slowest = (Duration::ZERO, String::new());
     let opts = CheckOptions::default();
     for case in 0..cases {
@@ -249,10 +326,17 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
             }
             serde_json::to_vec(&d).unwrap()
         };
+        // One case in ten is stored as gzip and read through the decoder, as a `.json.gz`.
+        let stored = rng.gen_bool(0.1).then(|| gzip_mutant(&mut rng, &bytes));
+        gzipped += u64::from(stored.is_some());
         let label = format!("case {case} (seed {seed}, from {})", s.name);
         let start = Instant::now();
         let outcome = std::panic::catch_unwind(|| {
-            parse_certificate(&bytes).map(|c| {
+            let text = match &stored {
+                Some(gz) => decode(gz)?.into_owned(),
+                None => bytes.clone(),
+            };
+            parse_certificate(&text).map(|c| {
                 let r = check(&c, opts);
                 (c, r)
             })
@@ -286,7 +370,7 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
         }
     }
     println!(
-        "fuzz: {cases} cases (seed {seed}) over {} files: {unparsed} unreadable, {rejected} rejected, {accepted} accepted ({changed_accepted} with changed bytes, each re-checked independently); slowest {:?} ({})",
+        "fuzz: {cases} cases (seed {seed}) over {} files ({gzipped} through gzip): {unparsed} unreadable, {rejected} rejected, {accepted} accepted ({changed_accepted} with changed bytes, each re-checked independently); slowest {:?} ({})",
         seeds.len(),
         slowest.0,
         slowest.1
@@ -327,4 +411,29 @@ fn a_top_level_that_is_not_an_object_is_named() {
     assert!(parse_certificate(b"  ")
         .unwrap_err()
         .starts_with("not a valid certificate"));
+}
+
+#[test]
+fn a_number_no_field_can_hold_is_not_called_a_float() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../certificates/len3/m04-lower-r2-rank1-infeasible.json");
+    let text = String::from_utf8(read_bytes(&path).unwrap()).unwrap();
+    assert!(text.contains("\"m\": 4,"));
+    for number in [
+        "18446744073709551616",
+        "99999999999999999999999",
+        "4.0",
+        "4e0",
+        "-99999999999999999999999",
+    ] {
+        let err = parse_certificate(
+            text.replace("\"m\": 4,", &format!("\"m\": {number},"))
+                .as_bytes(),
+        )
+        .unwrap_err();
+        assert!(
+            err.contains(NOT_AN_INTEGER) && !err.contains("floating point"),
+            "{number}: {err}"
+        );
+    }
 }

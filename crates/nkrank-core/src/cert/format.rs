@@ -39,8 +39,7 @@ pub struct CertificateFile {
     pub format: String,
     /// Always [`FORMAT_VERSION`].
     pub version: u32,
-    /// [`KIND_MODEL`], [`KIND_RANK1`], [`KIND_ROW_RATIO`], [`KIND_FOOLING`] or
-    /// [`KIND_CASE_TREE`].
+    /// One of [`KINDS`].
     pub kind: String,
     /// Bits per token.
     pub m: u32,

@@ -211,6 +211,10 @@ impl Walk<'_> {
     }
 }
 
+/// What the reader says of a JSON number that serde_json reads as a float: one with a fraction
+/// or an exponent, or an integer beyond 64 bits.
+pub const NOT_AN_INTEGER: &str = "a number that is not a 64-bit integer (it has a fraction or an exponent, or it is too large); the format has none: its integers fit in 64 bits and it writes every rational as a string";
+
 impl<'de> Visitor<'de> for Walk<'_> {
     type Value = ();
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -231,7 +235,9 @@ impl<'de> Visitor<'de> for Walk<'_> {
         self.scalar()
     }
     fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        self.scalar()
+        // No field of the format is a float. serde_json also reads an integer of 2^64 or more
+        // as one, and would then report "invalid type: floating point" for an integer.
+        Err(E::custom(NOT_AN_INTEGER))
     }
     fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<(), E> {
         let number = s
