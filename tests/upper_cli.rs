@@ -385,3 +385,40 @@ fn the_schedule_is_recorded_in_the_certificate() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn no_rank1_decision_where_a_certificate_proves_more() {
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/certificates");
+    let written = |m: &str, known: bool| {
+        let dir = std::env::temp_dir().join(format!(
+            "nkrank-cli-rank1-{m}-{known}-{}",
+            std::process::id()
+        ));
+        let d = dir.to_string_lossy().into_owned();
+        let mut args = vec!["solve", "--m", m, "--time-limit", "0", "--out", &d];
+        if known {
+            args.extend(["--known", committed]);
+        }
+        let (ok, err) = nkrank(&args);
+        assert!(ok, "m = {m}: {err}");
+        let names: Vec<String> = std::fs::read_dir(dir.join("len3"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let _ = std::fs::remove_dir_all(&dir);
+        (names.iter().any(|n| n.contains("rank1-infeasible")), err)
+    };
+    // The committed case tree proves r*(5, 3) >= 3: the rank-1 refutation would add nothing.
+    let (decided, err) = written("5", true);
+    assert!(!decided, "{err}");
+    assert!(
+        err.contains("rank 1 is refuted by a certificate that proves more (r* >= 3)"),
+        "{err}"
+    );
+    // Without it, or where the refutation is the best lower bound (m = 4), rank 1 is decided.
+    assert!(written("5", false).0);
+    assert!(written("4", true).0);
+}

@@ -66,7 +66,7 @@ enum Command {
         shard: Option<upper::train::Shard>,
         /// Folders of certificates already known (besides --out): their valid bounds limit the
         /// ranks searched (nothing below a certified lower bound, nothing above a certified
-        /// upper bound). Repeatable.
+        /// upper bound; no rank-1 decision where a certificate proves r* >= 3). Repeatable.
         #[arg(long)]
         known: Vec<PathBuf>,
         /// Adam steps per training restart (default: 1500 for m <= 7, 1200 for m = 8, 2500
@@ -722,8 +722,17 @@ fn solve(
             Some(r) => format!("nkrank solve --m {m} --length {length} --rank {r}"),
             None => format!("nkrank solve --m {m} --length {length}"),
         };
+        let mut dirs = args.known.clone();
+        dirs.push(out.to_path_buf());
         let mut rank1_possible = false;
-        if rank.is_none() || rank == Some(1) {
+        // A certificate that proves `r* >= 3` makes the rank-1 decision redundant: its
+        // refutation would prove only `r* >= 2`. (Asked for by `--rank 1`, it is still decided.)
+        let lower_before = known_bounds(&dirs, m, length).0;
+        if rank.is_none() && lower_before > 2 {
+            eprintln!(
+                "  rank 1 is refuted by a certificate that proves more (r* >= {lower_before}); not decided"
+            );
+        } else if rank.is_none() || rank == Some(1) {
             let t = Instant::now();
             let cert = match decide_rank1(m, length, &cmd)? {
                 Rank1Answer::Model(c) => {
@@ -800,10 +809,8 @@ fn solve(
                 }
                 None => None,
             };
-            // Rank 1 was just decided (impossible, or `--rank` asks for more than 1); known
+            // Rank 1 was just decided or is refuted (or `--rank` asks for more than 1); known
             // certificates may say more.
-            let mut dirs = args.known.clone();
-            dirs.push(out.to_path_buf());
             let (known_lower, known_upper) = known_bounds(&dirs, m, length);
             // Without --rank and --from, the best model of m - 1 in these folders, lifted, is
             // the training's first try (checked first; a file that fails is only reported).
