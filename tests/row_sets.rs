@@ -16,6 +16,10 @@ use std::time::{Duration, Instant};
 const FIVE_CYCLE: [Token; 5] = [0b00011, 0b00110, 0b01100, 0b11000, 0b10001];
 
 fn run(m: u32, r: usize, queries: &[Token], restarts: u64) -> Vec<RowSetRun> {
+    run_joint(m, r, queries, restarts, 0)
+}
+
+fn run_joint(m: u32, r: usize, queries: &[Token], restarts: u64, joint: usize) -> Vec<RowSetRun> {
     let deadline = Instant::now() + Duration::from_secs(300);
     row_set(
         m,
@@ -26,6 +30,7 @@ fn run(m: u32, r: usize, queries: &[Token], restarts: u64) -> Vec<RowSetRun> {
         restarts,
         Some(3000),
         Schedule::Classic,
+        joint,
         deadline,
         |_| {},
     )
@@ -78,6 +83,20 @@ fn a_refuted_set_is_never_solved() {
         assert!(!r.solves());
         assert!(r.exact_error.as_ref().is_none_or(|e| e >= &half));
     }
+}
+
+#[test]
+fn joint_steps_lower_the_rows_error_but_never_below_a_refutation() {
+    // The same refuted set: the joint LP steps on its rows move the float error down (or keep
+    // it), and the exact verdict still finds no model.
+    let runs = run_joint(5, 2, &FIVE_CYCLE, 1, 30);
+    let half = Q::new(1.into(), 2.into());
+    let r = &runs[0];
+    let joint = r.joint.as_ref().expect("training left the rows above 0.45");
+    assert!(joint.lps > 0 && joint.after <= joint.before, "{joint:?}");
+    assert_eq!(r.float_error, joint.after);
+    assert!(!r.solves());
+    assert!(r.exact_error.as_ref().is_none_or(|e| e >= &half));
 }
 
 fn nkrank(args: &[&str]) -> (bool, String) {

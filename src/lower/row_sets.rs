@@ -6,14 +6,16 @@
 //! every lemma's case that model falls in has a strictly feasible leaf, so **no** case tree on
 //! those queries, with leaves of any kind, refutes rank `r`; a refutation needs other queries.
 //! This module looks for such a model: gradient training with the loss restricted to the
-//! queries' rows, values by the exact min-max row LPs, and the checker's exact row verdict
-//! (Dinkelbach's maximal error) on each of those rows. A set whose rows the training cannot
-//! solve is only a candidate: float evidence, no proof.
+//! queries' rows, optionally joint LP steps on those rows ([`crate::search::upper::joint`]),
+//! values by the exact min-max row LPs, and the checker's exact row verdict (Dinkelbach's
+//! maximal error) on each of those rows. A set whose rows the search cannot solve is only a
+//! candidate: float evidence, no proof.
 
 use crate::model::levels::IntRow;
 use crate::model::scaled::ScaledModel;
 use crate::model::{Model, SparseMatrix, Values};
 use crate::rational::Q;
+use crate::search::upper::joint::{self, Limits, Refined};
 use crate::search::upper::rationalize::to_f64;
 use crate::search::upper::train::{
     dyadic, restart_seed, round_features, row_values_minmax, train, FloatModel, Schedule,
@@ -34,8 +36,10 @@ const VALUE_BITS: u32 = 20;
 pub struct RowSetRun {
     /// Restart index (its seed is [`restart_seed`] of the run's seed, `m`, `r` and this index).
     pub restart: u64,
-    /// Float maximal error over the queries' rows after training.
+    /// Float maximal error over the queries' rows after training (and the joint LP steps).
     pub float_error: f64,
+    /// What the joint LP steps did, if any ran.
+    pub joint: Option<Refined>,
     /// Exact maximal error over the queries' rows of the rounded model with values by the
     /// min-max row LPs; `None` if some row has an input of zero kernel mass or an LP failed.
     pub exact_error: Option<Q>,
@@ -52,8 +56,13 @@ impl RowSetRun {
     }
 }
 
+/// The float error below which the joint LP steps of a row set stop: solved with room for the
+/// rounding, as training's own target.
+const JOINT_STOP: f64 = 0.45;
+
 /// Trains rank-`r` models on the rows of `queries` only (`restarts` seeded random starts,
-/// `steps` Adam steps each, or the default for `m`, on `schedule`), stopping at the first restart
+/// `steps` Adam steps each, or the default for `m`, on `schedule`), then, if `joint_lps > 0`,
+/// refines each by at most that many joint LP steps on those rows, stopping at the first restart
 /// whose rows are solved exactly, or at `deadline`.
 #[allow(clippy::too_many_arguments)]
 pub fn row_set(
@@ -65,6 +74,7 @@ pub fn row_set(
     restarts: u64,
     steps: Option<usize>,
     schedule: Schedule,
+    joint_lps: usize,
     deadline: Instant,
     mut report: impl FnMut(&RowSetRun),
 ) -> Vec<RowSetRun> {
@@ -76,7 +86,7 @@ pub fn row_set(
     let cfg = TrainConfig::for_m(m, length)
         .with_schedule(m, Some(schedule))
         .with_steps(steps)
-        .with_rows(mask);
+        .with_rows(mask.clone());
     let mut runs = Vec::new();
     for restart in 0..restarts {
         if Instant::now() > deadline {
@@ -84,7 +94,17 @@ pub fn row_set(
         }
         let rng = &mut ChaCha8Rng::seed_from_u64(restart_seed(seed, m, r, restart));
         let mut fm = FloatModel::random(m, r, cfg.spread, rng);
-        let float_error = train(&mut fm, &cfg, deadline, 0.45);
+        let mut float_error = train(&mut fm, &cfg, deadline, JOINT_STOP);
+        let joint = (joint_lps > 0 && float_error >= JOINT_STOP).then(|| {
+            let limits = Limits {
+                max_lps: joint_lps,
+                stop_below: JOINT_STOP,
+                deadline,
+            };
+            let done = joint::refine(&mut fm, length, limits, Some(&mask), &|_| {}, None, &|_| {});
+            float_error = done.after;
+            done
+        });
         let (model, exact_error) = match exact_rows(&fm, length, queries) {
             Some((model, error)) => (Some(model), error),
             None => (None, None),
@@ -92,6 +112,7 @@ pub fn row_set(
         let run = RowSetRun {
             restart,
             float_error,
+            joint,
             exact_error,
             model,
         };

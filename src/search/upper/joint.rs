@@ -26,7 +26,7 @@
 //! exact check decides. The LP is built in a fixed order and HiGHS (interior point, no
 //! crossover) runs on one thread, so the result does not depend on the number of threads.
 
-use super::train::{clamp_log_feature, hardest_l4, max_error, FloatModel, NO_B};
+use super::train::{clamp_log_feature, hardest_l4, max_error_on, FloatModel, NO_B};
 use crate::task::{num_tokens, overlap, Token};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -128,16 +128,23 @@ fn signed_error(fm: &FloatModel, vr: &[Vec<f64>], length: usize, cut: (u32, u32,
     }
 }
 
-/// The L4 candidates of every row whose float error is at least `floor`, with their side.
-/// The most violated sequences at one threshold need not be the worst at another, so the
-/// candidates are taken at thresholds from `floor` to `top` (the current maximal error).
-fn hardest_cuts(fm: &FloatModel, length: usize, floor: f64, top: f64) -> BTreeSet<Cut> {
+/// The L4 candidates of every row (of the rows marked in `rows`, if given) whose float error
+/// is at least `floor`, with their side. The most violated sequences at one threshold need not
+/// be the worst at another, so the candidates are taken at thresholds from `floor` to `top`
+/// (the current maximal error).
+fn hardest_cuts(
+    fm: &FloatModel,
+    length: usize,
+    rows: Option<&[bool]>,
+    floor: f64,
+    top: f64,
+) -> BTreeSet<Cut> {
     let vr = fm.v_rows();
     let mut out = BTreeSet::new();
     for i in 0..THRESHOLDS {
         let x = i as f64 / (THRESHOLDS - 1) as f64;
         let lambda = (floor + x * (top - floor) * (1.0 - 1e-9)).clamp(0.0, 1e6);
-        let cands = hardest_l4(fm, length, lambda, PER_SIDE, None);
+        let cands = hardest_l4(fm, length, lambda, PER_SIDE, rows);
         let found: Vec<Cut> = cands
             .par_iter()
             .enumerate()
@@ -350,6 +357,7 @@ pub fn refine(
     fm: &mut FloatModel,
     length: usize,
     limits: Limits,
+    rows: Option<&[bool]>,
     log: &(dyn Fn(&str) + Sync),
     resume: Option<Snapshot>,
     save: &(dyn Fn(&Snapshot) + Sync),
@@ -361,7 +369,7 @@ pub fn refine(
     } = limits;
     let mut hop_first = resume.is_some();
     let mut s = resume.unwrap_or_else(|| {
-        let before = max_error(fm, length);
+        let before = max_error_on(fm, length, rows);
         Snapshot {
             best: fm.clone(),
             done: Refined {
@@ -396,7 +404,7 @@ pub fn refine(
             max_lps: max_lps - s.done.lps,
             ..limits
         };
-        let (l, k, e, first_kept) = descend(fm, length, left, s.radius, log);
+        let (l, k, e, first_kept) = descend(fm, length, left, rows, s.radius, log);
         s.done.lps += l;
         s.done.kept += k;
         s.radius = next_radius(first_kept);
@@ -427,6 +435,7 @@ fn descend(
     fm: &mut FloatModel,
     length: usize,
     limits: Limits,
+    rows: Option<&[bool]>,
     radius: f64,
     log: &(dyn Fn(&str) + Sync),
 ) -> (usize, usize, f64, Option<f64>) {
@@ -435,7 +444,7 @@ fn descend(
         stop_below,
         deadline,
     } = limits;
-    let mut err = max_error(fm, length);
+    let mut err = max_error_on(fm, length, rows);
     let mut delta = radius;
     let mut first_kept = None;
     // The error some LPs ago: a descent that gains less than [`STALL_GAIN`] over
@@ -457,10 +466,10 @@ fn descend(
         // A step of radius `delta` moves an error by a few `delta` at most, so the band
         // narrows with the radius (a trial that moved more is caught by the cut rounds).
         let mut band = (BAND_PER_RADIUS * delta).clamp(BAND_MIN, BAND);
-        let mut fresh = hardest_cuts(fm, length, err - band, err);
+        let mut fresh = hardest_cuts(fm, length, rows, err - band, err);
         while fresh.len() > MAX_CUTS && band > 1e-3 {
             band /= 2.0;
-            fresh = hardest_cuts(fm, length, err - band, err);
+            fresh = hardest_cuts(fm, length, rows, err - band, err);
         }
         let vr = fm.v_rows();
         cuts.retain(|&(q, a, b, side)| {
@@ -479,7 +488,7 @@ fn descend(
             let Some((trial, margin)) = joint_step(fm, length, &cuts, delta, deadline) else {
                 break;
             };
-            let trial_err = max_error(&trial, length);
+            let trial_err = max_error_on(&trial, length, rows);
             let keep = trial_err < err;
             log(&format!(
                 "joint: LP {lps}: {} cuts, radius {delta:.4}, margin {margin:.4}, float max error {err:.4} -> {trial_err:.4}{}",
@@ -505,7 +514,7 @@ fn descend(
                 break;
             }
             let before = cuts.len();
-            cuts.extend(hardest_cuts(&trial, length, err, trial_err));
+            cuts.extend(hardest_cuts(&trial, length, rows, err, trial_err));
             if cuts.len() == before {
                 break;
             }
@@ -521,6 +530,7 @@ fn descend(
 
 #[cfg(test)]
 mod tests {
+    use super::super::train::max_error;
     use super::*;
     use std::time::Duration;
 
@@ -546,7 +556,7 @@ mod tests {
             let fm = start(m, r, seed);
             let err = max_error(&fm, 3);
             let vr = fm.v_rows();
-            let cuts = hardest_cuts(&fm, 3, err - 1e-9, err);
+            let cuts = hardest_cuts(&fm, 3, None, err - 1e-9, err);
             assert!(!cuts.is_empty(), "m = {m}: no cut");
             let top = cuts
                 .iter()
@@ -566,7 +576,7 @@ mod tests {
                     stop_below: 0.0,
                     deadline: Instant::now() + Duration::from_secs(3600),
                 };
-                let done = refine(&mut fm, 3, limits, &|_| {}, None, &|_| {});
+                let done = refine(&mut fm, 3, limits, None, &|_| {}, None, &|_| {});
                 (fm.a, fm.b, fm.g, done)
             })
         };
@@ -592,7 +602,7 @@ mod tests {
         };
         let snaps = std::sync::Mutex::new(Vec::new());
         let mut whole = trained();
-        let done = refine(&mut whole, 3, limits, &|_| {}, None, &|s| {
+        let done = refine(&mut whole, 3, limits, None, &|_| {}, None, &|s| {
             snaps.lock().expect("lock").push(s.to_bytes())
         });
         let snaps = snaps.into_inner().expect("lock");
@@ -616,6 +626,7 @@ mod tests {
             &mut resumed,
             3,
             limits,
+            None,
             &|_| {},
             Some(first.clone()),
             &|_| {},
@@ -625,7 +636,7 @@ mod tests {
         // A snapshot that ended for good gives nothing more to do.
         let mut ended = start(5, 2, 99);
         assert_eq!(
-            refine(&mut ended, 3, limits, &|_| {}, Some(last), &|_| {}),
+            refine(&mut ended, 3, limits, None, &|_| {}, Some(last), &|_| {}),
             done
         );
         assert_eq!(ended.to_bytes(), whole.to_bytes());
@@ -692,6 +703,7 @@ mod tests {
             &mut fm,
             3,
             limits,
+            None,
             &|l| lines.lock().expect("lock").push(l.to_string()),
             None,
             &|s| snaps.lock().expect("lock").push(s.clone()),
@@ -726,6 +738,7 @@ mod tests {
                 &mut ignored,
                 3,
                 limits,
+                None,
                 &|l| lines.lock().expect("lock").push(l.to_string()),
                 Some(first),
                 &|_| {},

@@ -1851,7 +1851,7 @@ fn attempt(
                 log(&format!("cannot write the joint checkpoint: {e}"));
             }
         };
-        let done = super::joint::refine(&mut fm, length, limits, log, resume, &save);
+        let done = super::joint::refine(&mut fm, length, limits, None, log, resume, &save);
         log(&format!(
             "joint: {} LPs, {} steps kept, {} hops, float max error {:.4} -> {:.4}",
             done.lps, done.kept, done.hops, done.before, done.after
