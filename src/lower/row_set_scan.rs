@@ -54,8 +54,8 @@ pub struct RowSetsArgs {
     #[arg(long, value_enum, default_value_t = Schedule::Classic)]
     pub schedule: Schedule,
     /// Joint LP steps on the rows after each restart's training, at most (0: none). They move
-    /// `U`, `V` and the values together and reach lower errors than training alone; a set a
-    /// refutation closes stays above 1/2, a solvable one drops well below it.
+    /// `U`, `V` and the values together; they drive refuted and solvable sets alike towards
+    /// 1/2 (docs/CASE_TREES.md section 12), so an error near 1/2 after them proves nothing.
     #[arg(long, default_value_t = 0)]
     pub joint_lps: usize,
 }

@@ -353,6 +353,10 @@ impl Snapshot {
 ///
 /// A hop's descent starts at the radius of the first step the descent before it kept
 /// ([`Snapshot::radius`]); the first descent at [`DELTA_START`].
+///
+/// With `rows`, only the rows marked there count: the cuts come from them and the errors are
+/// their maximal errors (a row set, `crate::lower::row_sets`); the other rows are left to
+/// themselves.
 pub fn refine(
     fm: &mut FloatModel,
     length: usize,
