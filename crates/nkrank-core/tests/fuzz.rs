@@ -86,8 +86,8 @@ const INTERESTING: &[&str] = &[
 ];
 
 /// Integers where fixed-width arithmetic goes wrong: the limits of `i32`, `u32`, the exact
-/// integers of `f64`, `i64` and `u64`, and `2^63` plus a little (twice any of them wraps round
-/// to a small number in `u64`).
+/// integers of `f64`, `i64` and `u64`, and `2^63` plus a little (twice such a number wraps
+/// round to a small one in `u64`).
 const BOUNDARIES: &[u64] = &[
     (1 << 31) - 1,
     1 << 31,
