@@ -727,10 +727,11 @@ fn solve(
         let mut rank1_possible = false;
         // A certificate that proves `r* >= 3` makes the rank-1 decision redundant: its
         // refutation would prove only `r* >= 2`. (Asked for by `--rank 1`, it is still decided.)
-        let lower_before = known_bounds(&dirs, m, length).0;
-        if rank.is_none() && lower_before > 2 {
+        // Read once; what this run certifies below is added as it is written.
+        let (mut known_lower, mut known_upper) = known_bounds(&dirs, m, length);
+        if rank.is_none() && known_lower > 2 {
             eprintln!(
-                "  rank 1 is refuted by a certificate that proves more (r* >= {lower_before}); not decided"
+                "  rank 1 is refuted by a certificate that proves more (r* >= {known_lower}); not decided"
             );
         } else if rank.is_none() || rank == Some(1) {
             let t = Instant::now();
@@ -743,6 +744,11 @@ fn solve(
             };
             let (path, p) = check_and_write(&cert, out)?;
             report(&path, &p, t.elapsed().as_secs_f64());
+            if rank1_possible {
+                known_upper = Some(1);
+            } else {
+                known_lower = known_lower.max(2);
+            }
             if rank == Some(1) && !rank1_possible {
                 eprintln!("  no model of rank 1 exists (certificate written)");
             }
@@ -757,6 +763,7 @@ fn solve(
             );
             let (path, p) = check_and_write(&cert, out)?;
             report(&path, &p, t.elapsed().as_secs_f64());
+            known_upper = Some(known_upper.map_or(n, |u| u.min(n)));
         }
         let wants_search = match rank {
             None => !rank1_possible && time_limit > 0.0,
@@ -809,9 +816,6 @@ fn solve(
                 }
                 None => None,
             };
-            // Rank 1 was just decided or is refuted (or `--rank` asks for more than 1); known
-            // certificates may say more.
-            let (known_lower, known_upper) = known_bounds(&dirs, m, length);
             // Without --rank and --from, the best model of m - 1 in these folders, lifted, is
             // the training's first try (checked first; a file that fails is only reported).
             let lift_start = if rank.is_none() && args.from.is_none() && m > 1 {
