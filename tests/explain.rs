@@ -152,3 +152,64 @@ fn an_invalid_certificate_is_refused() {
     let err = explain(&p, Style::Markdown, false).unwrap_err();
     assert!(err.contains("the checker rejects it"), "{err}");
 }
+
+/// The effects of [`nkrank::explain::features`] recover the coefficients of features whose
+/// logarithms are exactly affine in the bits, and name the gap features: a feature with
+/// `ln U = 3 q_1` and `ln V = -4 z_1` (effect 7 at coordinate 1) is the gap feature of 1; one
+/// with effect 4 is too weak, one with a second coordinate of more than half its effect is
+/// shared, and a feature with a zero entry has no effects.
+#[test]
+fn feature_shapes_recover_affine_log_features() {
+    use nkrank::cert::format::MatrixJson;
+    use nkrank::explain::features::feature_shapes;
+    let m = 4u32;
+    // Columns: (query coefficients, key coefficients) of ln U and ln V, bit i = coordinate i.
+    let cols: [([f64; 4], [f64; 4]); 4] = [
+        ([0.0, 3.0, 0.0, 0.0], [0.0, -4.0, 0.0, 0.0]),
+        ([2.0, 0.0, 0.0, 0.0], [-2.0, 0.0, 0.0, 0.0]),
+        ([0.0, 0.0, 4.0, 3.0], [0.0, 0.0, -4.0, -1.5]),
+        ([0.5, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]),
+    ];
+    // Each entry is e^x rounded to a multiple of 2^-40, in its canonical spelling.
+    let matrix = |side: usize, zero_at: Option<(u64, u64)>| MatrixJson {
+        rows: 16,
+        cols: 4,
+        entries: (0..16u64)
+            .flat_map(|t| (0..4u64).map(move |f| (t, f)))
+            .filter(|&e| Some(e) != zero_at)
+            .map(|(t, f)| {
+                let c = if side == 0 {
+                    cols[f as usize].0
+                } else {
+                    cols[f as usize].1
+                };
+                let x: f64 = (0..4).map(|i| c[i] * ((t >> i) & 1) as f64).sum();
+                let num = (x.exp() * (1u64 << 40) as f64).round() as u64;
+                let q = nkrank::rational::Q::new(num.into(), (1u64 << 40).into());
+                (t, f, nkrank::rational::format_q(&q))
+            })
+            .collect(),
+    };
+    let shapes = feature_shapes(m, &matrix(0, None), &matrix(1, Some((5, 3)))).expect("shapes");
+    let e = shapes[0].gap_effects.as_ref().expect("no zero entry");
+    for (i, want) in [0.0, 7.0, 0.0, 0.0].iter().enumerate() {
+        assert!((e[i] - want).abs() < 1e-6, "coordinate {i}: {}", e[i]);
+    }
+    assert_eq!(shapes[0].gap_of(), Some(1));
+    assert_eq!(shapes[1].gap_of(), None, "effect 4 is below the threshold");
+    assert_eq!(
+        shapes[2].gap_of(),
+        None,
+        "coordinate 3 has more than half the effect"
+    );
+    assert_eq!(shapes[3].gap_effects, None, "a zero entry has no logarithm");
+    // On the committed rank-8 model of m = 9, 8 gap features of distinct coordinates.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("certificates/len3/m09-upper-r8-model.json.gz");
+    let text = explain(&path, Style::Markdown, false).expect("explained");
+    assert!(
+        text.contains("Gap features of 8 of the 9 coordinates")
+            && text.contains("Other features: none"),
+        "{text}"
+    );
+}

@@ -154,9 +154,9 @@ fn joint_lp_steps_finish_what_training_left() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// `--start gap` trains from the gap features: the certificate it writes passes the checker
-/// and its recorded command names the start, so the run can be repeated; a start that does not
-/// exist is a clean error.
+/// `--start gap` trains from the gap features (and with `--gap-features K` from `K` of them):
+/// the certificate it writes passes the checker and its recorded command names the start, so
+/// the run can be repeated; a start that does not exist is a clean error.
 #[test]
 fn training_starts_from_the_gap_features() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-gap-{}", std::process::id()));
@@ -178,6 +178,24 @@ fn training_starts_from_the_gap_features() {
     assert!(
         text.contains("--start gap"),
         "the command does not record --start"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // `--gap-features K` goes with `--start gap` only, and the command records it.
+    let (ok, err) = train_m4_rank2(&d, &["--gap-features", "2"]);
+    assert!(!ok && err.contains("--start"), "{err}");
+    let (ok, err) = train_m4_rank2(&d, &["--start", "random", "--gap-features", "2"]);
+    assert!(
+        !ok && err.contains("--gap-features goes with --start gap"),
+        "{err}"
+    );
+    let (ok, err) = train_m4_rank2(&d, &["--start", "gap", "--gap-features", "2"]);
+    assert!(ok, "{err}");
+    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
+    nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
+    let text = std::fs::read_to_string(&written).expect("readable");
+    assert!(
+        text.contains("--start gap --gap-features 2"),
+        "the command does not record --gap-features"
     );
     let _ = std::fs::remove_dir_all(dir);
 }

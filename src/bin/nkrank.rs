@@ -94,6 +94,11 @@ enum Command {
         /// rank m - 2; each restart jitters them by its seed.
         #[arg(long, value_enum)]
         start: Option<StartArg>,
+        /// With `--start gap`: this many coordinates get a gap feature, no feature is
+        /// constant, and the other features start random (the shape of the trained models of
+        /// m = 9 and 10). Default: the shape described under --start.
+        #[arg(long, requires = "start")]
+        gap_features: Option<usize>,
         /// After each training restart whose float maximal error is still 0.499 or more, at
         /// most this many joint LP steps: `U`, `V` and the values move together, linearised
         /// around the trained model inside a trust region, over the hardest sequences (L4);
@@ -458,6 +463,7 @@ struct SearchArgs {
     from: Option<PathBuf>,
     polish: Option<PolishArg>,
     start: Option<StartArg>,
+    gap_features: Option<usize>,
     joint_lps: Option<u64>,
     descent: Option<DescentArg>,
     schedule: Option<upper::train::Schedule>,
@@ -602,6 +608,7 @@ fn main() -> ExitCode {
             from,
             polish,
             start,
+            gap_features,
             joint_lps,
             descent,
             schedule,
@@ -622,6 +629,7 @@ fn main() -> ExitCode {
                 from,
                 polish,
                 start,
+                gap_features,
                 joint_lps,
                 descent,
                 schedule,
@@ -705,6 +713,9 @@ fn solve(
     }
     if time_limit > MAX_TIME_LIMIT {
         return Err(format!("--time-limit {time_limit} is more than a year ({MAX_TIME_LIMIT} s); give a real budget"));
+    }
+    if args.gap_features.is_some() && args.start != Some(StartArg::Gap) {
+        return Err("--gap-features goes with --start gap".into());
     }
     if args.restarts == 0 && args.from.is_none() {
         return Err("--restarts must be at least 1 (0 only with --from: its starts alone)".into());
@@ -793,6 +804,9 @@ fn solve(
             if let Some(s) = args.start {
                 command += &format!(" --start {}", arg_name(s));
             }
+            if let Some(k) = args.gap_features {
+                command += &format!(" --gap-features {k}");
+            }
             if let Some(j) = args.joint_lps {
                 command += &format!(" --joint-lps {j}");
             }
@@ -880,7 +894,10 @@ fn solve(
                 start_model,
                 lift_start,
                 train_polish: args.polish.map(PolishArg::polish),
-                train_start: args.start.map(StartArg::start),
+                train_start: args.start.map(|s| match (s, args.gap_features) {
+                    (StartArg::Gap, Some(k)) => upper::train::Start::Gaps(k),
+                    (s, _) => s.start(),
+                }),
                 train_joint: args.joint_lps.map(|j| j as usize),
                 train_descent: args.descent.map(DescentArg::descent).unwrap_or_default(),
                 // `classic` is the default: naming it changes nothing, not even the checkpoint.

@@ -6,6 +6,7 @@
 //! the checker's. Numbers are exact rationals; decimals appear only beside them.
 
 pub mod doc;
+pub mod features;
 
 use crate::cert::format::{
     CaseTreeJson, CertificateFile, FoolingJson, ModelJson, MultiplierJson, RatioJson,
@@ -182,6 +183,7 @@ fn model(d: &mut Doc, cert: &CertificateFile, p: &Proven, model: Option<&ModelJs
         mj.v.entries.len(),
         claim_math(p)
     ));
+    shapes(d, m, mj);
     d.heading("Why it solves Min-IP");
     d.para(&format!(
         "The checker evaluates the model exactly on every sequence of length {n}, through the level reduction of docs/PROOFS.md L4 (a row's worst sequence is determined by the least level present and the extreme values per level), which the tests cross-check against brute force on small $m$."
@@ -210,6 +212,57 @@ fn model(d: &mut Doc, cert: &CertificateFile, p: &Proven, model: Option<&ModelJs
             q_math(&err)
         ));
     }
+}
+
+/// The shape of the features ([`features`]): which are gap features of which coordinate.
+fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
+    let Some(shapes) = features::feature_shapes(m, &mj.u, &mj.v) else {
+        return;
+    };
+    let mut gaps: Vec<(usize, usize)> = Vec::new();
+    let mut others = Vec::new();
+    let mut zeros = 0usize;
+    for (f, s) in shapes.iter().enumerate() {
+        match (s.gap_of(), &s.gap_effects) {
+            (Some(i), _) => gaps.push((i, f)),
+            (None, Some(e)) => {
+                let mut top: Vec<(usize, f64)> = e.iter().copied().enumerate().collect();
+                top.sort_by(|x, y| y.1.total_cmp(&x.1));
+                let top: Vec<String> = top
+                    .iter()
+                    .take(2)
+                    .map(|(i, x)| format!("{x:.1} at coordinate {i}"))
+                    .collect();
+                others.push(format!("feature {f} (largest effects {})", top.join(", ")));
+            }
+            (None, None) => zeros += 1,
+        }
+    }
+    if zeros > 0 {
+        others.push(format!(
+            "{zeros} with a zero entry in $U$ or $V$ (no effects defined)"
+        ));
+    }
+    gaps.sort_unstable();
+    let mut covered: Vec<usize> = gaps.iter().map(|&(i, _)| i).collect();
+    covered.dedup();
+    let uncovered: Vec<String> = (0..m as usize)
+        .filter(|i| !covered.contains(i))
+        .map(|i| i.to_string())
+        .collect();
+    let listed: Vec<String> = gaps
+        .iter()
+        .map(|(i, f)| format!("{i} (feature {f})"))
+        .collect();
+    d.heading("The shape of the features");
+    d.para(&format!(
+        "Descriptive, in floating point, part of no proof. For feature $f$ and coordinate $i$, the effect $a_i - b_i$ is the mean of $\\ln U(q, f)$ over the queries holding $i$ minus that over the others, less the same difference for $\\ln V(z, f)$ over the keys; a feature is a gap feature of $i$ (large where the query holds $i$ and the key lacks it) when $a_i - b_i \\ge {}$ and at least twice every other coordinate's. Gap features of {} of the {m} coordinates: {}. Coordinates without one: {}. Other features: {}.",
+        features::GAP_EFFECT,
+        covered.len(),
+        if listed.is_empty() { "none".to_string() } else { listed.join(", ") },
+        if uncovered.is_empty() { "none".to_string() } else { uncovered.join(", ") },
+        if others.is_empty() { "none".to_string() } else { others.join("; ") },
+    ));
 }
 
 /// The sequence, position and signed error where a small model's error is largest (first in
