@@ -303,6 +303,29 @@ fn only_regular_files_are_read() {
 }
 
 #[test]
+fn hidden_entries_of_a_folder_are_not_read() {
+    let dir = scratch("hidden");
+    let good =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3/m02-upper-r1-model.json");
+    std::fs::copy(&good, dir.join("good.json")).unwrap();
+    // A search's checkpoint (a `.json` that is no certificate) and a hidden folder.
+    let checkpoint = dir.join(".m02-train-seed1-shard0of1.checkpoint.json");
+    std::fs::write(&checkpoint, b"{\"rank\": 1, \"seed\": 1}").unwrap();
+    std::fs::create_dir_all(dir.join(".state")).unwrap();
+    std::fs::write(dir.join(".state/bad.json"), b"not json").unwrap();
+    let (code, text) = run(&[&dir]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("1 passed, 0 failed"), "{text}");
+    // Named explicitly, a hidden file is checked like any other.
+    let (code, text) = run(&[&checkpoint]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("not a valid certificate") || text.contains("FAIL"),
+        "{text}"
+    );
+}
+
+#[test]
 fn many_long_numbers_are_refused_while_parsing() {
     let dir = scratch("long");
     // 600 multipliers of 2000-digit fractions: over the per-file budget of long numbers.

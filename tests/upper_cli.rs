@@ -440,3 +440,69 @@ fn no_rank1_decision_where_a_certificate_proves_more() {
     assert!(written("5", false).0);
     assert!(written("4", true).0);
 }
+
+#[test]
+fn a_failed_search_keeps_its_best_float_model_and_starts_from_it() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-keep-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    // Rank 2 at m = 5 is refuted (a committed case tree), so every proposal fails.
+    let search = |out: &str, extra: &[&str]| {
+        let base = ["--rank", "2", "--seed", "3"];
+        train_on("5", out, &[&base[..], extra].concat())
+    };
+    let trained = ["--restarts", "2", "--steps", "200"];
+    let (ok, err) = search(&d, &trained);
+    assert!(ok, "{err}");
+    let kept = dir.join("len3/.m05-train-seed3-shard0of1.checkpoint.best-r2.nkfm");
+    assert!(
+        err.contains(&format!("is kept in {}", kept.display())),
+        "{err}"
+    );
+    let fm = nkrank::search::upper::train::FloatModel::load(&kept).expect("a float model");
+    assert_eq!((fm.m, fm.r), (5, 2));
+    let error = nkrank::search::upper::train::max_error(&fm, 3);
+    assert!(
+        err.contains(&format!("(float max error {error:.4})")),
+        "{err}"
+    );
+    // The same search again finds nothing better: the file stays as it was.
+    let bytes = std::fs::read(&kept).expect("readable");
+    let (ok, err) = search(&d, &trained);
+    assert!(ok && !err.contains("is kept in"), "{err}");
+    assert_eq!(std::fs::read(&kept).expect("readable"), bytes);
+    // Started from it without training, the joint steps take it on; their best is kept in the
+    // new folder and is no worse.
+    let more = dir.join("more");
+    let m = more.to_string_lossy().into_owned();
+    let from = kept.to_string_lossy().into_owned();
+    let finish = [
+        "--restarts",
+        "0",
+        "--steps",
+        "0",
+        "--joint-lps",
+        "3",
+        "--from",
+    ];
+    let (ok, err) = search(&m, &[&finish[..], &[from.as_str()]].concat());
+    assert!(ok, "{err}");
+    assert!(
+        err.contains(&format!(
+            "train: starting from the rank-2 float model of {from}"
+        )),
+        "{err}"
+    );
+    let again = more.join("len3/.m05-train-seed3-shard0of1.checkpoint.best-r2.nkfm");
+    let refined = nkrank::search::upper::train::FloatModel::load(&again).expect("kept");
+    assert!(nkrank::search::upper::train::max_error(&refined, 3) <= error);
+    // A float model cut short is a clean error.
+    let cut = dir.join("cut.nkfm");
+    std::fs::write(&cut, &bytes[..100]).expect("writable");
+    let c = cut.to_string_lossy().into_owned();
+    let (ok, err) = search(&m, &[&finish[..], &[c.as_str()]].concat());
+    assert!(
+        !ok && err.contains("a float model file that is cut short") && !err.contains("panicked"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

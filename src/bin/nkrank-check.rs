@@ -15,7 +15,8 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(version)]
 struct Args {
-    /// Certificate files or directories (searched recursively for *.json and *.json.gz).
+    /// Certificate files or directories (searched recursively for *.json and *.json.gz;
+    /// hidden entries, such as a search's checkpoint, are skipped).
     #[arg(required_unless_present = "manifest")]
     paths: Vec<PathBuf>,
     /// Verify a certificate manifest (hashes, claims, completeness of its folder) and print its

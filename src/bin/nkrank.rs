@@ -70,8 +70,8 @@ enum Command {
         #[arg(long)]
         known: Vec<PathBuf>,
         /// Adam steps per training restart (default: 1500 for m <= 7, 1200 for m = 8, 2500
-        /// from m = 9 on).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        /// from m = 9 on); 0 trains nothing (a `--from` start that is trained already).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
         steps: Option<u64>,
         /// Training loss: `smooth-max` (default for m <= 9) or `hinge` (default from m = 10).
         #[arg(long, value_enum)]
@@ -80,7 +80,10 @@ enum Command {
         /// descent to rank r (its least used feature pruned, or its two least used merged), a
         /// model of rank r is itself the first start. A model for m - 1 bits of rank r is
         /// lifted to m bits and rank r + 1 (a gap feature for the new coordinate) and used the
-        /// same way. The file is checked first.
+        /// same way. The file is checked first. Also the best float model that a search
+        /// could not certify, which it keeps beside its checkpoint (`.nkfm`, named in the
+        /// log); with `--steps 0` such a start goes straight to the joint LP steps and the
+        /// polish.
         #[arg(long)]
         from: Option<PathBuf>,
         /// LP polishing of a trained model that errs by 1/2 or more: `all` (every row's U by

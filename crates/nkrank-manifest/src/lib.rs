@@ -139,7 +139,7 @@ fn is_hex64(s: &str) -> bool {
 }
 
 /// Checks that `p` is a path the manifest can name: relative, `/`-separated, components of
-/// `[A-Za-z0-9._-]` other than `.` and `..`, ending in `.json` or `.json.gz`.
+/// `[A-Za-z0-9._-]` not starting with `.`, ending in `.json` or `.json.gz`.
 pub fn valid_entry_path(p: &str) -> Result<(), String> {
     if !(p.ends_with(".json") || p.ends_with(".json.gz")) {
         return Err(format!("path {p:?} does not end in .json or .json.gz"));
@@ -148,6 +148,12 @@ pub fn valid_entry_path(p: &str) -> Result<(), String> {
         if c.is_empty() || c == "." || c == ".." {
             return Err(format!(
                 "path {p:?} is not a plain relative path (empty, . or .. component)"
+            ));
+        }
+        // The folder's walk leaves hidden entries out, so the manifest cannot name one.
+        if c.starts_with('.') {
+            return Err(format!(
+                "path {p:?} has a hidden component (starting with .), which the checker's walk skips"
             ));
         }
         if !c

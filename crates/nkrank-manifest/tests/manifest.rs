@@ -61,6 +61,14 @@ fn malformed_manifests_are_rejected() {
         ),
         (manifest_text(&[entry("../a.json", 4)]), "plain relative"),
         (manifest_text(&[entry("/a.json", 4)]), "plain relative"),
+        (
+            manifest_text(&[entry("len3/.a.json", 4)]),
+            "hidden component",
+        ),
+        (
+            manifest_text(&[entry(".state/a.json", 4)]),
+            "hidden component",
+        ),
         (manifest_text(&[entry("a b.json", 4)]), "fields"),
         (manifest_text(&[entry("a.txt", 4)]), ".json"),
         (manifest_text(&[]), "no certificate"),

@@ -615,14 +615,18 @@ pub fn best_model_file(dir: &Path, m: u32, length: u32) -> Option<(usize, PathBu
         .min()
 }
 
-/// A start for the training of `m` from the model certificate at `path`, checked first: a
-/// model of `m` as it is, one of `m - 1` lifted ([`train::FloatModel::lifted`]), named by its
-/// origin. `Ok(None)` for a model of another `m`; an error for a file that is not a valid
-/// model certificate.
+/// A start for the training of `m` from the model certificate at `path`, checked first, or
+/// from a float model that a search kept ([`train::Checkpoint::best_float_path`]): a model of
+/// `m` as it is, one of `m - 1` lifted ([`train::FloatModel::lifted`]), named by its origin.
+/// `Ok(None)` for a model of another `m`; an error for a file that is neither a valid model
+/// certificate nor a whole float model.
 pub fn start_from_certificate(
     path: &Path,
     m: u32,
 ) -> Result<Option<(String, train::FloatModel)>, String> {
+    if let Some(float) = start_from_float_model(path, m)? {
+        return Ok(float);
+    }
     let cert = crate::cert::io::read_certificate(path)?;
     let proven = crate::check::check(&cert, Default::default())
         .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
@@ -642,6 +646,39 @@ pub fn start_from_certificate(
         let lifted = start.lifted();
         let name = format!("{name} (m = {}) lifted to rank {}", cert.m, lifted.r);
         (name, lifted)
+    }))
+}
+
+/// The start of [`start_from_certificate`] from a float model file (`NKFM1`, recognised by
+/// its first bytes): `None` if the file is not one, `Some(None)` for a model of another `m`.
+/// It proves nothing, so nothing is checked but its form.
+fn start_from_float_model(
+    path: &Path,
+    m: u32,
+) -> Result<Option<Option<(String, train::FloatModel)>>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !bytes.starts_with(b"NKFM1\n") {
+        return Ok(None);
+    }
+    let fm = train::FloatModel::from_bytes(&bytes)
+        .filter(|fm| fm.a.iter().chain(&fm.b).chain(&fm.g).all(|x| x.is_finite()))
+        .ok_or_else(|| {
+            format!(
+                "{}: a float model file that is cut short or holds a number that is not finite",
+                path.display()
+            )
+        })?;
+    let name = format!("the rank-{} float model of {}", fm.r, path.display());
+    Ok(Some(if fm.m == m {
+        Some((name, fm))
+    } else if fm.m + 1 == m {
+        let lifted = fm.lifted();
+        Some((
+            format!("{name} (m = {}) lifted to rank {}", fm.m, lifted.r),
+            lifted,
+        ))
+    } else {
+        None
     }))
 }
 

@@ -679,7 +679,7 @@ impl TrainConfig {
     /// The same schedule with `steps` Adam steps when given (`--steps`).
     pub fn with_steps(mut self, steps: Option<usize>) -> TrainConfig {
         if let Some(s) = steps {
-            self.steps = s.max(1);
+            self.steps = s;
         }
         self
     }
@@ -1427,6 +1427,13 @@ impl Checkpoint {
         checkpoint.with_extension("start")
     }
 
+    /// The file beside the checkpoint that keeps the best float model of rank `r` that the
+    /// search tried and could not certify ([`Snapshots::keep_best`]): `--from` starts from it,
+    /// so that other finishing steps need no training again.
+    pub fn best_float_path(checkpoint: &std::path::Path, r: usize) -> std::path::PathBuf {
+        checkpoint.with_extension(format!("best-r{r}.nkfm"))
+    }
+
     /// The file beside the checkpoint that holds one proposal's joint refinement between
     /// descents ([`Snapshots`]), named by the first 16 hex digits of the SHA-256 of its `key`.
     pub fn snapshot_path(checkpoint: &std::path::Path, key: &[u8]) -> std::path::PathBuf {
@@ -1659,12 +1666,14 @@ fn exact_minmax(
 /// `1/2 - WORST_ROWS_SLACK` get their `U` row from the row LP given `V` (maximal margin) and
 /// their values from the min-max LP of their rounded kernel; the other rows keep the trained
 /// ones. Features are rounded to `bits` bits, values to multiples of `2^-20`; the model is
-/// returned only if the checker's own row pass accepts it.
+/// returned only if the checker's own row pass accepts it. `log` is told how many rows the
+/// row LPs gave a margin and the least margin they found, so that a failure says where.
 fn worst_rows_polished(
     length: usize,
     fm: &FloatModel,
     bits: u32,
     deadline: Instant,
+    log: &(dyn Fn(&str) + Sync),
 ) -> Option<Model> {
     use crate::model::{SparseMatrix, Values};
     use num_traits::Zero;
@@ -1675,20 +1684,41 @@ fn worst_rows_polished(
         .map(|q| row_max_error(q, fm, &v, length) >= 0.5 - WORST_ROWS_SLACK)
         .collect();
     let mut u = fm.u_rows();
-    let fixed: Vec<Option<(usize, Vec<f64>)>> = (0..n)
+    // Each worst row's LP given `V`: its row and margin, or none (past the deadline, or an LP
+    // that failed).
+    let solved: Vec<_> = (0..n)
         .into_par_iter()
         .filter(|&q| worst[q])
         .map(|q| {
-            if Instant::now() > deadline {
-                return None;
-            }
-            let (row, margin) = super::alternating::row_step(m, length, q as Token, &v)?;
-            (margin > super::structured::MARGIN_TOL).then_some((q, row))
+            let lp = (Instant::now() <= deadline)
+                .then(|| super::alternating::row_step(m, length, q as Token, &v))
+                .flatten();
+            (q, lp)
         })
         .collect();
-    for f in fixed {
-        let (q, row) = f?;
-        u[q] = row;
+    let margins: Vec<f64> = solved
+        .iter()
+        .filter_map(|(_, s)| Some(s.as_ref()?.1))
+        .collect();
+    let with_margin = margins
+        .iter()
+        .filter(|&&d| d > super::structured::MARGIN_TOL)
+        .count();
+    log(&format!(
+        "polish: {} rows within {WORST_ROWS_SLACK} of 1/2 or above; their LPs given V give {with_margin} a margin{}",
+        solved.len(),
+        margins
+            .iter()
+            .copied()
+            .reduce(f64::min)
+            .map(|d| format!(", the least {d:.6}"))
+            .unwrap_or_default()
+    ));
+    for (q, lp) in solved {
+        match lp {
+            Some((row, margin)) if margin > super::structured::MARGIN_TOL => u[q] = row,
+            _ => return None,
+        }
     }
     let (uq, vq) = (round_features(&u, bits)?, round_features(&v, bits)?);
     let probe = Model::new(
@@ -1789,6 +1819,36 @@ impl Snapshots {
         SnapshotFile {
             path: Checkpoint::snapshot_path(&self.checkpoint, &key),
             key,
+        }
+    }
+}
+
+impl Snapshots {
+    /// Keeps `fm`, a float model of rank `r` with float maximal error `err` that no rounding
+    /// certified, in [`Checkpoint::best_float_path`], unless the model there is at least as
+    /// good (its error recomputed, not read). A training run of an hour is not lost when its
+    /// model misses 1/2 by a little.
+    fn keep_best(
+        &self,
+        r: usize,
+        fm: &FloatModel,
+        err: f64,
+        length: usize,
+        log: &(dyn Fn(&str) + Sync),
+    ) {
+        let path = Checkpoint::best_float_path(&self.checkpoint, r);
+        let kept = FloatModel::load(&path)
+            .filter(|old| old.m == fm.m && old.r == fm.r)
+            .map(|old| max_error(&old, length));
+        if !err.is_finite() || kept.is_some_and(|e| e <= err) {
+            return;
+        }
+        match fm.save(&path) {
+            Ok(()) => log(&format!(
+                "train: rank {r}: the best float model so far (float max error {err:.4}) is kept in {}; --from starts from it",
+                path.display()
+            )),
+            Err(e) => log(&format!("cannot keep the best float model: {e}")),
         }
     }
 }
@@ -1906,7 +1966,7 @@ fn attempt(
     }
     if cfg.polish == Polish::WorstRows {
         return (
-            worst_rows_polished(length, &fm, 20, deadline).map(|model| {
+            worst_rows_polished(length, &fm, 20, deadline, log).map(|model| {
                 (
                     model,
                     made("trained U, V, G; the worst rows' U by row LPs given V, their values by min-max row LPs"),
@@ -2066,6 +2126,7 @@ pub fn search(
                 files.iter().flatten().for_each(SnapshotFile::remove);
             }
         };
+        let mut best: Option<(f64, FloatModel)> = None;
         for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(attempts) {
             log(&format!(
                 "train: rank {r}, {origin}: float max error {err:.4}{}",
@@ -2085,6 +2146,12 @@ pub fn search(
                     polish,
                 });
             }
+            if best.as_ref().is_none_or(|(e, _)| err < *e) {
+                best = Some((err, fm));
+            }
+        }
+        if let (Some(sn), Some((err, fm))) = (snapshots, &best) {
+            sn.keep_best(r, fm, *err, length, log);
         }
         // A batch cut short by the deadline is not done: a resumed run does it again (from
         // the snapshots of its proposals where it has them).

@@ -53,14 +53,17 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> 
         .collect();
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     for (e, kind) in entries {
+        let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        // Hidden entries are a search's state (its checkpoint is a `.json` that is no
+        // certificate), never a certificate of the folder.
+        if name.starts_with('.') {
+            continue;
+        }
         // `DirEntry::file_type` does not follow links: a link is neither a file nor a directory.
         if kind.is_dir() {
             walk(&e, out, depth + 1)?;
-        } else if kind.is_file() {
-            let name = e.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.ends_with(".json") || name.ends_with(".json.gz") {
-                out.push(e);
-            }
+        } else if kind.is_file() && (name.ends_with(".json") || name.ends_with(".json.gz")) {
+            out.push(e);
         }
     }
     Ok(())
