@@ -1696,23 +1696,38 @@ fn worst_rows_polished(
             (q, lp)
         })
         .collect();
+    let tol = super::structured::MARGIN_TOL;
     let margins: Vec<f64> = solved
         .iter()
         .filter_map(|(_, s)| Some(s.as_ref()?.1))
         .collect();
-    let with_margin = margins
+    let with_margin = margins.iter().filter(|&&d| d > tol).count();
+    // The rows left without a margin, counted by the query's weight: where `V` falls short.
+    let mut short = vec![0usize; m as usize + 1];
+    for (q, _) in solved
         .iter()
-        .filter(|&&d| d > super::structured::MARGIN_TOL)
-        .count();
+        .filter(|(_, lp)| lp.as_ref().is_none_or(|s| s.1 <= tol))
+    {
+        short[q.count_ones() as usize] += 1;
+    }
+    let by_weight: Vec<String> = (0..=m as usize)
+        .filter(|&w| short[w] > 0)
+        .map(|w| format!("{} of weight {w}", short[w]))
+        .collect();
     log(&format!(
-        "polish: {} rows within {WORST_ROWS_SLACK} of 1/2 or above; their LPs given V give {with_margin} a margin{}",
+        "polish: {} rows within {WORST_ROWS_SLACK} of 1/2 or above; their LPs given V give {with_margin} a margin{}{}",
         solved.len(),
         margins
             .iter()
             .copied()
             .reduce(f64::min)
-            .map(|d| format!(", the least {d:.6}"))
-            .unwrap_or_default()
+            .map(|d| format!(", the least {d:.3e}"))
+            .unwrap_or_default(),
+        if by_weight.is_empty() {
+            String::new()
+        } else {
+            format!("; without one: {}", by_weight.join(", "))
+        }
     ));
     for (q, lp) in solved {
         match lp {
