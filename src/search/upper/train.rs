@@ -1731,7 +1731,7 @@ fn worst_rows_polished(
     ));
     for (q, lp) in solved {
         match lp {
-            Some((row, margin)) if margin > super::structured::MARGIN_TOL => u[q] = row,
+            Some((row, margin)) if margin > tol => u[q] = row,
             _ => return None,
         }
     }
@@ -1836,9 +1836,7 @@ impl Snapshots {
             key,
         }
     }
-}
 
-impl Snapshots {
     /// Keeps `fm`, a float model of rank `r` with float maximal error `err` that no rounding
     /// certified, in [`Checkpoint::best_float_path`], unless the model there is at least as
     /// good (its error recomputed, not read). A training run of an hour is not lost when its
