@@ -2890,8 +2890,17 @@ mod tests {
             1,
             "{lines:#?}"
         );
-        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().collect();
-        assert!(left.is_empty(), "{left:?}");
+        // The snapshots are gone; what stays is the best float model of the failed rank.
+        let kept = Checkpoint::best_float_path(&snaps.checkpoint, 2);
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert_eq!(left, vec![kept.clone()]);
+        let best = FloatModel::load(&kept).expect("a float model");
+        assert!(max_error(&best, 3) <= err, "{lines:#?}");
+        assert_eq!(said("is kept in"), 1, "{lines:#?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
