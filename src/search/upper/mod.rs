@@ -624,62 +624,55 @@ pub fn start_from_certificate(
     path: &Path,
     m: u32,
 ) -> Result<Option<(String, train::FloatModel)>, String> {
-    if let Some(float) = start_from_float_model(path, m)? {
-        return Ok(float);
-    }
-    let cert = crate::cert::io::read_certificate(path)?;
-    let proven = crate::check::check(&cert, Default::default())
-        .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
-    let json = cert
-        .model
-        .as_ref()
-        .ok_or_else(|| format!("{}: --from needs a model certificate", path.display()))?;
-    if cert.m != m && cert.m + 1 != m {
-        return Ok(None);
-    }
-    let model = crate::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
-    let start = train::FloatModel::from_model(&model);
-    let name = format!("the rank-{} model of {}", proven.rank, path.display());
-    Ok(Some(if cert.m == m {
-        (name, start)
-    } else {
+    let (name, start) = match float_model_file(path)? {
+        Some(fm) => (
+            format!("the rank-{} float model of {}", fm.r, path.display()),
+            fm,
+        ),
+        None => {
+            let cert = crate::cert::io::read_certificate(path)?;
+            let proven = crate::check::check(&cert, Default::default())
+                .map_err(|e| format!("{}: not a valid certificate: {e}", path.display()))?;
+            let json = cert
+                .model
+                .as_ref()
+                .ok_or_else(|| format!("{}: --from needs a model certificate", path.display()))?;
+            if cert.m != m && cert.m + 1 != m {
+                return Ok(None);
+            }
+            let model = crate::cert::convert::model_from_json(json, cert.m, proven.rank as usize)?;
+            let name = format!("the rank-{} model of {}", proven.rank, path.display());
+            (name, train::FloatModel::from_model(&model))
+        }
+    };
+    Ok(if start.m == m {
+        Some((name, start))
+    } else if start.m + 1 == m {
         let lifted = start.lifted();
-        let name = format!("{name} (m = {}) lifted to rank {}", cert.m, lifted.r);
-        (name, lifted)
-    }))
+        let name = format!("{name} (m = {}) lifted to rank {}", start.m, lifted.r);
+        Some((name, lifted))
+    } else {
+        None
+    })
 }
 
-/// The start of [`start_from_certificate`] from a float model file (`NKFM1`, recognised by
-/// its first bytes): `None` if the file is not one, `Some(None)` for a model of another `m`.
-/// It proves nothing, so nothing is checked but its form.
-fn start_from_float_model(
-    path: &Path,
-    m: u32,
-) -> Result<Option<Option<(String, train::FloatModel)>>, String> {
+/// The float model in the file at `path` if it is a float model file (`NKFM1`, recognised by
+/// its first bytes), `None` if it is not one. It proves nothing, so nothing is checked but its
+/// form.
+fn float_model_file(path: &Path) -> Result<Option<train::FloatModel>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !bytes.starts_with(b"NKFM1\n") {
         return Ok(None);
     }
-    let fm = train::FloatModel::from_bytes(&bytes)
+    train::FloatModel::from_bytes(&bytes)
         .filter(|fm| fm.a.iter().chain(&fm.b).chain(&fm.g).all(|x| x.is_finite()))
+        .map(Some)
         .ok_or_else(|| {
             format!(
                 "{}: a float model file that is cut short or holds a number that is not finite",
                 path.display()
             )
-        })?;
-    let name = format!("the rank-{} float model of {}", fm.r, path.display());
-    Ok(Some(if fm.m == m {
-        Some((name, fm))
-    } else if fm.m + 1 == m {
-        let lifted = fm.lifted();
-        Some((
-            format!("{name} (m = {}) lifted to rank {}", fm.m, lifted.r),
-            lifted,
-        ))
-    } else {
-        None
-    }))
+        })
 }
 
 /// Runs `f` on a rayon pool of `threads` threads (tests of determinism across thread counts).
