@@ -116,15 +116,7 @@ enum Command {
         /// the others adapt, then dropped: one start).
         #[arg(long, value_enum)]
         descent: Option<DescentArg>,
-        /// Training schedule: `classic` (default: constant learning rate, inverse temperature
-        /// 20 to 60 geometrically) or `cosine` (learning rate decaying along half a cosine to
-        /// 5 %, inverse temperature 20 to 200 linearly, the smooth maximum as the loss, and
-        /// 4000 steps per restart for m <= 8, 8000 from m = 9 on unless --steps says otherwise)
-        /// or `cosine-max` (the same, with each step's candidate sequences taken at the current
-        /// maximal error, 8 per level and side, and values starting at <q, z> - 0.3) or
-        /// `cosine-damped` (`cosine` with 8 candidates per level and side, values starting at
-        /// <q, z> - 0.3, and Adam's eps at 1e-6, so that parameters no hard sequence reads
-        /// stay still).
+        /// Training schedule (default `classic`; each is described under its value below).
         #[arg(long, value_enum)]
         schedule: Option<upper::train::Schedule>,
     },

@@ -424,6 +424,9 @@ pub fn clamp_log_feature(x: f64) -> f64 {
 pub enum Schedule {
     /// A constant learning rate and an inverse temperature growing geometrically over
     /// [`TrainConfig::beta`] (the schedule of the committed certificates' commands).
+    #[value(
+        help = "constant learning rate, inverse temperature 20 to 60 geometrically (the schedule of the committed m <= 8 commands)"
+    )]
     Classic,
     /// The learning rate decays from [`TrainConfig::lr`] to 5 % of it along half a cosine,
     /// and the inverse temperature grows linearly from [`COSINE_BETA`]`.0` to
@@ -432,11 +435,17 @@ pub enum Schedule {
     /// nearly the true maximum, so they settle where the classic schedule keeps oscillating:
     /// from random starts it certifies rank 5 at `m = 7` and rank 6 at `m = 8` in a fraction
     /// of the classic time (`docs/UPPER_BOUNDS.md`, engine 3, item 9).
+    #[value(
+        help = "learning rate decaying along half a cosine to 5 %, inverse temperature 20 to 200 linearly, the smooth maximum as the loss, 4000 steps for m <= 8 and 8000 from m = 9 on"
+    )]
     Cosine,
     /// [`Schedule::Cosine`] with the L4 candidates of each step taken at the current maximal
     /// error instead of 1/2 (so they always hold the worst sequences), [`COSINE_MAX_PER_SIDE`]
     /// of them per level and side, and random starts whose values are `<q, z> - 0.3`
     /// ([`COSINE_MAX_VALUE_SHIFT`]), which centres the first errors around 0.
+    #[value(
+        help = "cosine with each step's candidate sequences taken at the current maximal error, 8 per level and side, and values starting at <q, z> - 0.3"
+    )]
     CosineMax,
     /// [`Schedule::Cosine`] with [`COSINE_MAX_PER_SIDE`] candidates per level and side, the
     /// values of random starts at `<q, z> - 0.3`, and Adam's `eps` at [`DAMPED_ADAM_EPS`]
@@ -447,6 +456,9 @@ pub enum Schedule {
     /// With `eps = 1e-6` those steps shrink in proportion to the gradient, and only the
     /// parameters that the hard sequences read move at full speed (`docs/UPPER_BOUNDS.md`,
     /// engine 3, item 10).
+    #[value(
+        help = "cosine with 8 candidates per level and side, values starting at <q, z> - 0.3, and Adam's eps at 1e-6, so that parameters no hard sequence reads stay still"
+    )]
     CosineDamped,
 }
 
