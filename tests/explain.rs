@@ -203,6 +203,21 @@ fn feature_shapes_recover_affine_log_features() {
         "coordinate 3 has more than half the effect"
     );
     assert_eq!(shapes[3].gap_effects, None, "a zero entry has no logarithm");
+    // Feature 2 is a block of coordinates 2 and 3 (effects 8 and 4.5); a gap feature, a
+    // feature of one strong coordinate and one without effects are not blocks.
+    assert_eq!(shapes[2].block_of(), Some(vec![2, 3]));
+    for f in [0, 1, 3] {
+        assert_eq!(shapes[f].block_of(), None, "feature {f}");
+    }
+    // On the committed rank-5 model of m = 7: four gap features and a block of three.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("certificates/len3/m07-upper-r5-model.json.gz");
+    let text = explain(&path, Style::Markdown, false).expect("explained");
+    assert!(
+        text.contains("Gap features of 4 of the 7 coordinates")
+            && text.contains("a block of coordinates 1, 2, 5"),
+        "{text}"
+    );
     // On the committed rank-8 model of m = 9, 8 gap features of distinct coordinates.
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("certificates/len3/m09-upper-r8-model.json.gz");

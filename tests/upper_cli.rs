@@ -200,6 +200,51 @@ fn training_starts_from_the_gap_features() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--start gap --blocks SPEC` trains from one feature per group of coordinates: the
+/// certificate passes the checker and its command records the groups (quoted, as `;` is a
+/// shell separator); a group naming a coordinate beyond `m`, a coordinate in two groups,
+/// `--blocks` without `--start gap` and `--blocks` with `--gap-features` are clean errors.
+#[test]
+fn training_starts_from_blocks_of_coordinates() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-blocks-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let (ok, err) = train_m4_rank2(&d, &["--start", "gap", "--blocks", "0,1;2,3"]);
+    assert!(ok, "{err}");
+    let written = dir.join("len3/m04-upper-r2-model.json");
+    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
+    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
+    assert_eq!((proven.rank, cert.m), (2, 4));
+    let text = std::fs::read_to_string(&written).expect("readable");
+    assert!(
+        text.contains("--start gap --blocks '0,1;2,3'"),
+        "the command does not record --blocks"
+    );
+    for (extra, why) in [
+        (
+            &["--start", "gap", "--blocks", "0;4"][..],
+            "names coordinate 4",
+        ),
+        (
+            &["--start", "gap", "--blocks", "0;1,0"][..],
+            "in two groups",
+        ),
+        (
+            &["--start", "random", "--blocks", "0;1"][..],
+            "--blocks goes with --start gap",
+        ),
+        (&["--blocks", "0;1"][..], "--start"),
+        (
+            &["--start", "gap", "--blocks", "0;1", "--gap-features", "2"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let (ok, err) = train_m4_rank2(&d, extra);
+        assert!(!ok && err.contains(why), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{extra:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn without_a_rank_the_training_search_probes_then_steps() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-schedule-{}", std::process::id()));

@@ -93,15 +93,24 @@ enum Command {
         polish: Option<PolishArg>,
         /// How the training restarts start: `random` log-features (default), or `gap`
         /// features (one constant feature and one feature per coordinate `i` that is large
-        /// when the query has `i` and the key lacks it), the shape of the certified models of
-        /// rank m - 2; each restart jitters them by its seed.
+        /// when the query has `i` and the key lacks it; --gap-features and --blocks give other
+        /// shapes); each restart jitters them by its seed.
         #[arg(long, value_enum)]
         start: Option<StartArg>,
         /// With `--start gap`: this many coordinates get a gap feature, no feature is
         /// constant, and the other features start random (the shape of the trained models of
         /// m = 9 and 10). Default: the shape described under --start.
-        #[arg(long, requires = "start")]
+        #[arg(long, requires = "start", conflicts_with = "blocks")]
         gap_features: Option<usize>,
+        /// With `--start gap`: one feature per group of coordinates, e.g. `0;1;2;3;4,5,6`
+        /// (groups separated by `;`, coordinates by `,`): a group of one coordinate gets its
+        /// gap feature, a larger group a block feature that grows geometrically with the
+        /// group's coordinates that the key misses (the certified models of rank m - 2 at
+        /// m = 6 and 7 are m - 3 gap features and one block of three coordinates); no feature
+        /// is constant, features beyond the groups start random, groups beyond the rank are
+        /// left out.
+        #[arg(long, requires = "start", value_parser = upper::train::Blocks::parse)]
+        blocks: Option<upper::train::Blocks>,
         /// After each training restart whose float maximal error is still 0.499 or more, at
         /// most this many joint LP steps: `U`, `V` and the values move together, linearised
         /// around the trained model inside a trust region, over the hardest sequences (L4);
@@ -459,6 +468,7 @@ struct SearchArgs {
     polish: Option<PolishArg>,
     start: Option<StartArg>,
     gap_features: Option<usize>,
+    blocks: Option<upper::train::Blocks>,
     joint_lps: Option<u64>,
     descent: Option<DescentArg>,
     schedule: Option<upper::train::Schedule>,
@@ -604,6 +614,7 @@ fn main() -> ExitCode {
             polish,
             start,
             gap_features,
+            blocks,
             joint_lps,
             descent,
             schedule,
@@ -625,6 +636,7 @@ fn main() -> ExitCode {
                 polish,
                 start,
                 gap_features,
+                blocks,
                 joint_lps,
                 descent,
                 schedule,
@@ -711,6 +723,18 @@ fn solve(
     }
     if args.gap_features.is_some() && args.start != Some(StartArg::Gap) {
         return Err("--gap-features goes with --start gap".into());
+    }
+    if let Some(b) = &args.blocks {
+        if args.start != Some(StartArg::Gap) {
+            return Err("--blocks goes with --start gap".into());
+        }
+        if let Some(top) = b.top_coordinate().filter(|&t| t >= ms.0) {
+            return Err(format!(
+                "--blocks names coordinate {top}, but m = {} has coordinates 0..{}",
+                ms.0,
+                ms.0 - 1
+            ));
+        }
     }
     if args.restarts == 0 && args.from.is_none() {
         return Err("--restarts must be at least 1 (0 only with --from: its starts alone)".into());
@@ -802,6 +826,9 @@ fn solve(
             if let Some(k) = args.gap_features {
                 command += &format!(" --gap-features {k}");
             }
+            if let Some(b) = &args.blocks {
+                command += &format!(" --blocks '{b}'");
+            }
             if let Some(j) = args.joint_lps {
                 command += &format!(" --joint-lps {j}");
             }
@@ -889,10 +916,13 @@ fn solve(
                 start_model,
                 lift_start,
                 train_polish: args.polish.map(PolishArg::polish),
-                train_start: args.start.map(|s| match (s, args.gap_features) {
-                    (StartArg::Gap, Some(k)) => upper::train::Start::Gaps(k),
-                    (s, _) => s.start(),
-                }),
+                train_start: args
+                    .start
+                    .map(|s| match (s, args.gap_features, args.blocks) {
+                        (StartArg::Gap, Some(k), _) => upper::train::Start::Gaps(k),
+                        (StartArg::Gap, None, Some(b)) => upper::train::Start::Blocks(b),
+                        (s, _, _) => s.start(),
+                    }),
                 train_joint: args.joint_lps.map(|j| j as usize),
                 train_descent: args.descent.map(DescentArg::descent).unwrap_or_default(),
                 // `classic` is the default: naming it changes nothing, not even the checkpoint.

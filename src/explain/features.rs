@@ -18,6 +18,10 @@ use num_traits::ToPrimitive;
 /// `e^6`, about 400, between a query holding `i` with a key lacking it and the reverse).
 pub const GAP_EFFECT: f64 = 6.0;
 
+/// `a_i - b_i` from which a coordinate counts in a block feature ([`FeatureShape::block_of`]):
+/// half of [`GAP_EFFECT`].
+pub const BLOCK_EFFECT: f64 = 3.0;
+
 /// The shape of one feature.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeatureShape {
@@ -39,6 +43,24 @@ impl FeatureShape {
             .map(|(_, &x)| x)
             .fold(f64::NEG_INFINITY, f64::max);
         (top >= GAP_EFFECT && top >= 2.0 * second).then_some(best)
+    }
+
+    /// The coordinates of a block feature, large where the query holds several of them and
+    /// the key lacks them: two or more coordinates with `a_i - b_i` at least [`BLOCK_EFFECT`],
+    /// every other coordinate's below half the least of theirs, and not a gap feature. In
+    /// increasing order.
+    pub fn block_of(&self) -> Option<Vec<usize>> {
+        if self.gap_of().is_some() {
+            return None;
+        }
+        let d = self.gap_effects.as_ref()?;
+        let block: Vec<usize> = (0..d.len()).filter(|&i| d[i] >= BLOCK_EFFECT).collect();
+        let least = block.iter().map(|&i| d[i]).fold(f64::INFINITY, f64::min);
+        let rest = (0..d.len())
+            .filter(|i| !block.contains(i))
+            .map(|i| d[i])
+            .fold(f64::NEG_INFINITY, f64::max);
+        (block.len() >= 2 && rest < least / 2.0).then_some(block)
     }
 }
 

@@ -225,6 +225,16 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
     for (f, s) in shapes.iter().enumerate() {
         match (s.gap_of(), &s.gap_effects) {
             (Some(i), _) => gaps.push((i, f)),
+            (None, Some(e)) if s.block_of().is_some() => {
+                let block = s.block_of().unwrap_or_default();
+                let coords: Vec<String> = block.iter().map(|i| i.to_string()).collect();
+                let effects: Vec<String> = block.iter().map(|&i| format!("{:.1}", e[i])).collect();
+                others.push(format!(
+                    "feature {f}, a block of coordinates {} (effects {})",
+                    coords.join(", "),
+                    effects.join(", ")
+                ));
+            }
             (None, Some(e)) => {
                 let mut top: Vec<(usize, f64)> = e.iter().copied().enumerate().collect();
                 top.sort_by(|x, y| y.1.total_cmp(&x.1));
@@ -256,8 +266,9 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
         .collect();
     d.heading("The shape of the features");
     d.para(&format!(
-        "Descriptive, in floating point, part of no proof. For feature $f$ and coordinate $i$, the effect $a_i - b_i$ is the mean of $\\ln U(q, f)$ over the queries holding $i$ minus that over the others, less the same difference for $\\ln V(z, f)$ over the keys; a feature is a gap feature of $i$ (large where the query holds $i$ and the key lacks it) when $a_i - b_i \\ge {}$ and at least twice every other coordinate's. Gap features of {} of the {m} coordinates: {}. Coordinates without one: {}. Other features: {}.",
+        "Descriptive, in floating point, part of no proof. For feature $f$ and coordinate $i$, the effect $a_i - b_i$ is the mean of $\\ln U(q, f)$ over the queries holding $i$ minus that over the others, less the same difference for $\\ln V(z, f)$ over the keys; a feature is a gap feature of $i$ (large where the query holds $i$ and the key lacks it) when $a_i - b_i \\ge {}$ and at least twice every other coordinate's, and a block of a set of two or more coordinates (large where the query holds several of them and the key lacks them) when each of them has $a_i - b_i \\ge {}$ and every other coordinate less than half the least of theirs. Gap features of {} of the {m} coordinates: {}. Coordinates without one: {}. Other features: {}.",
         features::GAP_EFFECT,
+        features::BLOCK_EFFECT,
         covered.len(),
         if listed.is_empty() { "none".to_string() } else { listed.join(", ") },
         if uncovered.is_empty() { "none".to_string() } else { uncovered.join(", ") },

@@ -118,6 +118,15 @@ impl FloatModel {
         FloatModel::with_gaps(m, r, 0, &singles, spread, rng)
     }
 
+    /// The start of `--start gap --blocks SPEC`: feature `c` belongs to group `c` of `blocks`
+    /// (a group of one coordinate gives its gap feature, as in [`FloatModel::gaps`]; a larger
+    /// group a block feature, see [`Blocks`]), no feature is constant, and the features beyond
+    /// the groups are random as in [`FloatModel::random`]; groups beyond the rank are left
+    /// out. The same jitter.
+    pub fn blocks(m: u32, r: usize, blocks: &Blocks, spread: f64, rng: &mut ChaCha8Rng) -> Self {
+        FloatModel::with_groups(m, r, 0, blocks.masks(), spread, rng)
+    }
+
     /// Features `0..first` constant, then one gap feature per coordinate of `singles`, then
     /// random ones; every log-feature jittered (the two gap starts above).
     fn with_gaps(
@@ -128,16 +137,35 @@ impl FloatModel {
         spread: f64,
         rng: &mut ChaCha8Rng,
     ) -> FloatModel {
-        const ABSENT: f64 = -4.0;
+        let masks: Vec<u16> = singles.iter().map(|&i| 1 << i).collect();
+        FloatModel::with_groups(m, r, first, &masks, spread, rng)
+    }
+
+    /// Features `0..first` constant, then one feature per group of coordinates (a bit mask):
+    /// with `k` of the group's `s` coordinates in the token, `ln U = step (k - s)` and
+    /// `ln V = -step k`, the step [`GAP_STEP`] for one coordinate (a gap feature) and
+    /// [`BLOCK_STEP`] for more; then random features; every log-feature jittered.
+    fn with_groups(
+        m: u32,
+        r: usize,
+        first: usize,
+        groups: &[u16],
+        spread: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> FloatModel {
         const JITTER: f64 = 0.1;
         let n = num_tokens(m);
         let mut a = vec![0.0; n * r];
         let mut b = vec![0.0; n * r];
         for z in 0..n {
             for c in first..r {
-                let (x, y) = match singles.get(c - first) {
-                    Some(&i) if z >> i & 1 == 1 => (0.0, ABSENT),
-                    Some(_) => (ABSENT, 0.0),
+                let (x, y) = match groups.get(c - first) {
+                    Some(&mask) => {
+                        let size = i64::from(mask.count_ones());
+                        let held = i64::from((z as u64 & u64::from(mask)).count_ones());
+                        let step = if size == 1 { GAP_STEP } else { BLOCK_STEP };
+                        (step * (held - size) as f64, step * (-held) as f64)
+                    }
                     None => (
                         rng.gen_range(-spread..=spread),
                         rng.gen_range(-spread..=spread),
@@ -588,6 +616,103 @@ pub enum Start {
     Gap,
     /// This many gap features and no constant one ([`FloatModel::gaps`]).
     Gaps(usize),
+    /// One feature per group of coordinates and no constant one ([`FloatModel::blocks`]).
+    Blocks(Blocks),
+}
+
+/// The log-feature step of a gap feature in the gap starts: an absent entry is `e^-4`.
+pub const GAP_STEP: f64 = 4.0;
+
+/// The log-feature step per coordinate of a block feature (a group of two or more coordinates)
+/// in [`FloatModel::blocks`]: in the certificates of rank `m - 2` at `m = 6` and `7` the feature
+/// that no single coordinate owns has query effects of 1.8 to 2.3 and key effects of -2.2 to
+/// -2.7 at each of three coordinates and little elsewhere (`docs/UPPER_BOUNDS.md`, "What the
+/// models look like"); 2.4 on each side is their middle.
+pub const BLOCK_STEP: f64 = 2.4;
+
+/// Most groups of `--blocks`, and the coordinates they may name (`0..MAX_BLOCKS`).
+pub const MAX_BLOCKS: usize = 16;
+
+/// Disjoint groups of coordinates, one feature of the start each (`--blocks`, written
+/// `0;1;2;3,4,5`: groups separated by `;`, coordinates by `,`). A group of one coordinate
+/// starts as its gap feature; a group `B` of `s >= 2` as a block feature, large where the
+/// query holds many coordinates of `B` and the key few: `U(q) V(z) = e^(step (|q & B| - |z &
+/// B| - s))`, which grows geometrically with the coordinates of `B` that the key misses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Blocks {
+    masks: [u16; MAX_BLOCKS],
+    len: usize,
+}
+
+impl Blocks {
+    /// Reads `0;1;2;3,4,5`; every group non-empty, every coordinate below [`MAX_BLOCKS`] and in
+    /// one group only.
+    pub fn parse(spec: &str) -> Result<Blocks, String> {
+        let mut blocks = Blocks {
+            masks: [0; MAX_BLOCKS],
+            len: 0,
+        };
+        let mut seen = 0u16;
+        for group in spec.split(';') {
+            if blocks.len == MAX_BLOCKS {
+                return Err(format!("more than {MAX_BLOCKS} groups"));
+            }
+            let mut mask = 0u16;
+            for coord in group.split(',') {
+                let i: usize = coord.trim().parse().map_err(|_| {
+                    format!("{coord:?} in group {group:?} is not a coordinate (groups are separated by `;`, coordinates by `,`)")
+                })?;
+                if i >= MAX_BLOCKS {
+                    return Err(format!(
+                        "coordinate {i} is beyond the {MAX_BLOCKS} coordinates a start may name"
+                    ));
+                }
+                if seen >> i & 1 == 1 {
+                    return Err(format!("coordinate {i} is in two groups"));
+                }
+                seen |= 1 << i;
+                mask |= 1 << i;
+            }
+            blocks.masks[blocks.len] = mask;
+            blocks.len += 1;
+        }
+        Ok(blocks)
+    }
+
+    /// The groups as bit masks, in order.
+    pub fn masks(&self) -> &[u16] {
+        &self.masks[..self.len]
+    }
+
+    /// The largest coordinate named, if any is.
+    pub fn top_coordinate(&self) -> Option<u32> {
+        let all = self.masks().iter().fold(0u16, |x, y| x | y);
+        (all != 0).then(|| 15 - all.leading_zeros())
+    }
+}
+
+impl std::fmt::Display for Blocks {
+    /// The spelling that [`Blocks::parse`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let groups: Vec<String> = self
+            .masks()
+            .iter()
+            .map(|&mask| {
+                let coords: Vec<String> = (0..MAX_BLOCKS)
+                    .filter(|i| mask >> i & 1 == 1)
+                    .map(|i| i.to_string())
+                    .collect();
+                coords.join(",")
+            })
+            .collect();
+        f.write_str(&groups.join(";"))
+    }
+}
+
+impl std::fmt::Debug for Blocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
 }
 
 /// Which rows the LP polishing of a trained model re-solves (`--polish`).
@@ -2120,6 +2245,7 @@ pub fn search(
                             }
                             Start::Gap => FloatModel::gap(m, r, cfg.spread, rng),
                             Start::Gaps(k) => FloatModel::gaps(m, r, k, cfg.spread, rng),
+                            Start::Blocks(ref b) => FloatModel::blocks(m, r, b, cfg.spread, rng),
                         }
                     }
                 };
@@ -2548,6 +2674,53 @@ mod tests {
                 assert!(off, "feature {c} of m {m} r {r} looks like a gap feature");
             }
         }
+    }
+
+    /// `--blocks`: feature `c` is group `c`'s (a gap feature for one coordinate, exactly the
+    /// shape of `--gap-features`; for a group `B` of `s` coordinates `ln U = 2.4 (k - s)` and
+    /// `ln V = -2.4 k`, `k = |z & B|`), the features beyond the groups are random, and groups
+    /// beyond the rank are left out; the spelling reads back.
+    #[test]
+    fn blocks_start_has_its_shape() {
+        let near = |x: f64, y: f64| (x - y).abs() <= 0.1 + 1e-12;
+        let blocks = Blocks::parse("4;0,2,3;1").expect("valid");
+        assert_eq!(blocks.to_string(), "4;0,2,3;1");
+        assert_eq!(blocks.top_coordinate(), Some(4));
+        for (r, groups) in [(5, 3), (2, 2)] {
+            let m = 5;
+            let fm = FloatModel::blocks(m, r, &blocks, 1.0, &mut ChaCha8Rng::seed_from_u64(3));
+            for z in 0..num_tokens(m) {
+                for (c, &mask) in blocks.masks()[..groups].iter().enumerate() {
+                    let s = f64::from(mask.count_ones());
+                    let k = f64::from((z as u16 & mask).count_ones());
+                    let step = if s == 1.0 { 4.0 } else { 2.4 };
+                    assert!(near(fm.a[z * r + c], step * (k - s)), "z {z} c {c}");
+                    assert!(near(fm.b[z * r + c], -step * k), "z {z} c {c}");
+                }
+            }
+            for c in groups..r {
+                let spread = (0..num_tokens(m)).any(|z| (fm.a[z * r + c]).abs() > 0.2);
+                assert!(spread, "feature {c} of rank {r} is not random");
+            }
+        }
+        // One coordinate per group is the gap start with those coordinates, byte for byte.
+        let singles = Blocks::parse("2;3;4").expect("valid");
+        let seeded = || ChaCha8Rng::seed_from_u64(5);
+        assert_eq!(
+            FloatModel::blocks(5, 4, &singles, 1.0, &mut seeded()).to_bytes(),
+            FloatModel::gaps(5, 4, 3, 1.0, &mut seeded()).to_bytes()
+        );
+        for (bad, why) in [
+            ("0;1;1", "in two groups"),
+            ("0;;1", "is not a coordinate"),
+            ("0;x", "is not a coordinate"),
+            ("16", "beyond the 16 coordinates"),
+        ] {
+            let e = Blocks::parse(bad).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        let many = vec!["0"; MAX_BLOCKS + 1].join(";");
+        assert!(Blocks::parse(&many).is_err());
     }
 
     /// From the gap start the engine finds the least rank at m = 4 and 5 (r* = 2, 3), and the
