@@ -42,6 +42,15 @@ fn train_m4_rank2(out: &str, extra: &[&str]) -> (bool, String) {
     train_on("4", out, &[&["--rank", "2"][..], extra].concat())
 }
 
+/// The rank-2 model of `m = 4` that a run wrote into `dir`: the checker accepts it; its text.
+fn checked_m4_rank2(dir: &std::path::Path) -> String {
+    let written = dir.join("len3/m04-upper-r2-model.json");
+    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
+    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
+    assert_eq!((proven.rank, cert.m), (2, 4));
+    std::fs::read_to_string(&written).expect("readable")
+}
+
 #[test]
 fn absurd_time_limits_are_clean_errors() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-test-{}", std::process::id()));
@@ -170,11 +179,7 @@ fn training_starts_from_the_gap_features() {
     );
     let (ok, err) = solve("gap");
     assert!(ok, "{err}");
-    let written = dir.join("len3/m04-upper-r2-model.json");
-    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
-    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
-    assert_eq!((proven.rank, cert.m), (2, 4));
-    let text = std::fs::read_to_string(&written).expect("readable");
+    let text = checked_m4_rank2(&dir);
     assert!(
         text.contains("--start gap"),
         "the command does not record --start"
@@ -190,9 +195,7 @@ fn training_starts_from_the_gap_features() {
     );
     let (ok, err) = train_m4_rank2(&d, &["--start", "gap", "--gap-features", "2"]);
     assert!(ok, "{err}");
-    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
-    nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
-    let text = std::fs::read_to_string(&written).expect("readable");
+    let text = checked_m4_rank2(&dir);
     assert!(
         text.contains("--start gap --gap-features 2"),
         "the command does not record --gap-features"
@@ -210,11 +213,7 @@ fn training_starts_from_blocks_of_coordinates() {
     let d = dir.to_string_lossy().into_owned();
     let (ok, err) = train_m4_rank2(&d, &["--start", "gap", "--blocks", "0,1;2,3"]);
     assert!(ok, "{err}");
-    let written = dir.join("len3/m04-upper-r2-model.json");
-    let cert = nkrank::cert::io::read_certificate(&written).expect("a certificate was written");
-    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
-    assert_eq!((proven.rank, cert.m), (2, 4));
-    let text = std::fs::read_to_string(&written).expect("readable");
+    let text = checked_m4_rank2(&dir);
     assert!(
         text.contains("--start gap --blocks '0,1;2,3'"),
         "the command does not record --blocks"
