@@ -219,14 +219,18 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
     let Some(shapes) = features::feature_shapes(m, &mj.u, &mj.v) else {
         return;
     };
-    let mut gaps: Vec<(usize, usize)> = Vec::new();
+    // (coordinate, feature, effect) of each gap feature.
+    let mut gaps: Vec<(usize, usize, f64)> = Vec::new();
     let mut others = Vec::new();
     let mut zeros = 0usize;
     for (f, s) in shapes.iter().enumerate() {
-        match (s.gap_of(), &s.gap_effects) {
-            (Some(i), _) => gaps.push((i, f)),
-            (None, Some(e)) if s.block_of().is_some() => {
-                let block = s.block_of().unwrap_or_default();
+        let Some(e) = &s.gap_effects else {
+            zeros += 1;
+            continue;
+        };
+        match (s.gap_of(), s.block_of()) {
+            (Some(i), _) => gaps.push((i, f, e[i])),
+            (None, Some(block)) => {
                 let coords: Vec<String> = block.iter().map(|i| i.to_string()).collect();
                 let effects: Vec<String> = block.iter().map(|&i| format!("{:.1}", e[i])).collect();
                 others.push(format!(
@@ -235,7 +239,7 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
                     effects.join(", ")
                 ));
             }
-            (None, Some(e)) => {
+            (None, None) => {
                 let mut top: Vec<(usize, f64)> = e.iter().copied().enumerate().collect();
                 top.sort_by(|x, y| y.1.total_cmp(&x.1));
                 let top: Vec<String> = top
@@ -245,7 +249,6 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
                     .collect();
                 others.push(format!("feature {f} (largest effects {})", top.join(", ")));
             }
-            (None, None) => zeros += 1,
         }
     }
     if zeros > 0 {
@@ -253,8 +256,8 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
             "{zeros} with a zero entry in $U$ or $V$ (no effects defined)"
         ));
     }
-    gaps.sort_unstable();
-    let mut covered: Vec<usize> = gaps.iter().map(|&(i, _)| i).collect();
+    gaps.sort_unstable_by_key(|&(i, f, _)| (i, f));
+    let mut covered: Vec<usize> = gaps.iter().map(|&(i, _, _)| i).collect();
     covered.dedup();
     let uncovered: Vec<String> = (0..m as usize)
         .filter(|i| !covered.contains(i))
@@ -262,7 +265,7 @@ fn shapes(d: &mut Doc, m: u32, mj: &ModelJson) {
         .collect();
     let listed: Vec<String> = gaps
         .iter()
-        .map(|(i, f)| format!("{i} (feature {f})"))
+        .map(|(i, f, e)| format!("{i} (feature {f}, effect {e:.1})"))
         .collect();
     d.heading("The shape of the features");
     d.para(&format!(

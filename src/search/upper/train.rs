@@ -625,9 +625,9 @@ pub const GAP_STEP: f64 = 4.0;
 
 /// The log-feature step per coordinate of a block feature (a group of two or more coordinates)
 /// in [`FloatModel::blocks`]: in the certificates of rank `m - 2` at `m = 6` and `7` the feature
-/// that no single coordinate owns has query effects of 1.8 to 2.3 and key effects of -2.2 to
-/// -2.7 at each of three coordinates and little elsewhere (`docs/UPPER_BOUNDS.md`, "What the
-/// models look like"); 2.4 on each side is their middle.
+/// that no single coordinate owns is a block of three coordinates with effects `a_i - b_i` of
+/// 4.1 to 4.9 at each (`nkrank explain`; `docs/UPPER_BOUNDS.md`, "What the models look like"),
+/// about half a gap feature's; a step of 2.4 on each side gives 4.8.
 pub const BLOCK_STEP: f64 = 2.4;
 
 /// Most groups of `--blocks`, and the coordinates they may name (`0..MAX_BLOCKS`).
