@@ -653,10 +653,10 @@ impl Blocks {
             len: 0,
         };
         let mut seen = 0u16;
+        // Every group is non-empty and disjoint from the others, so there are at most
+        // MAX_BLOCKS of them: a group after the sixteenth would reuse a coordinate and be
+        // refused before it is stored.
         for group in spec.split(';') {
-            if blocks.len == MAX_BLOCKS {
-                return Err(format!("more than {MAX_BLOCKS} groups"));
-            }
             let mut mask = 0u16;
             for coord in group.split(',') {
                 let i: usize = coord.trim().parse().map_err(|_| {
@@ -2719,8 +2719,15 @@ mod tests {
             let e = Blocks::parse(bad).expect_err(bad);
             assert!(e.contains(why), "{bad}: {e}");
         }
-        let many = vec!["0"; MAX_BLOCKS + 1].join(";");
-        assert!(Blocks::parse(&many).is_err());
+        // Sixteen groups of one coordinate are the most; a seventeenth reuses a coordinate.
+        let all: Vec<String> = (0..MAX_BLOCKS).map(|i| i.to_string()).collect();
+        let sixteen = Blocks::parse(&all.join(";")).expect("sixteen groups");
+        assert_eq!(
+            (sixteen.masks().len(), sixteen.top_coordinate()),
+            (16, Some(15))
+        );
+        let e = Blocks::parse(&format!("{};0", all.join(";"))).expect_err("seventeen groups");
+        assert!(e.contains("in two groups"), "{e}");
     }
 
     /// From the gap start the engine finds the least rank at m = 4 and 5 (r* = 2, 3), and the
