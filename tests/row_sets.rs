@@ -134,12 +134,27 @@ fn the_command_reports_a_solved_set() {
 }
 
 #[test]
+fn weights_name_every_token_of_those_weights() {
+    // The rows of the weight-3 and weight-4 tokens of m = 4: five queries, listed in order.
+    let (ok, text) = row_sets("4", "2", "weights:4,3");
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("the rows of 5 queries (0111 1011 1101 1110 1111)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_command_rejects_bad_queries() {
     for (queries, message) in [
         ("0011,10001", "not a nonzero token of 4 bits"),
         ("0011,0000", "not a nonzero token of 4 bits"),
         ("0011,0011", "is given twice"),
         ("0011,01x1", "is not a binary token"),
+        ("weights:2,5", "\"5\" is not a weight from 1 to 4"),
+        ("weights:0", "\"0\" is not a weight from 1 to 4"),
+        ("weights:2,x", "\"x\" is not a weight from 1 to 4"),
+        ("weights:3,3", "weight 3 is given twice"),
     ] {
         let (ok, text) = row_sets("4", "2", queries);
         assert!(!ok, "{queries}: {text}");

@@ -27,8 +27,10 @@ pub struct RowSetsArgs {
     /// Feature rank R.
     #[arg(long)]
     pub rank: usize,
-    /// The queries in binary, joined by commas (for example 000011,001100,110000), or
-    /// `graphs:K`: every class of K weight-2 queries (graphs of K edges), one after another.
+    /// The queries in binary, joined by commas (for example 000011,001100,110000);
+    /// `weights:W,...`: every token of one of these weights, as one set (for example
+    /// `weights:4,7`); or `graphs:K`: every class of K weight-2 queries (graphs of K edges), one
+    /// after another.
     #[arg(long)]
     pub queries: String,
     /// Seed of the restarts.
@@ -143,7 +145,10 @@ fn query_sets(m: u32, queries: &str) -> Result<(Vec<Vec<Token>>, Option<usize>),
                 .map(|s| s.into_iter().map(u64::from).collect());
             (sets.collect(), Some(k))
         }
-        None => (vec![binary_tokens(queries)?], None),
+        None => match queries.strip_prefix("weights:") {
+            Some(ws) => (vec![tokens_of_weights(m, ws)?], None),
+            None => (vec![binary_tokens(queries)?], None),
+        },
     };
     let mut checked = Vec::with_capacity(sets.len());
     for set in sets {
@@ -163,6 +168,24 @@ fn query_sets(m: u32, queries: &str) -> Result<(Vec<Vec<Token>>, Option<usize>),
         checked.push(tokens);
     }
     Ok((checked, edges))
+}
+
+/// The tokens of `m` bits whose weight is one of the comma-separated weights `ws` (each
+/// `1..=m`, none twice), in increasing order.
+fn tokens_of_weights(m: u32, ws: &str) -> Result<Vec<u64>, String> {
+    let mut weights = Vec::new();
+    for w in ws.split(',') {
+        let w: u32 = (w.trim().parse().ok())
+            .filter(|w| (1..=m).contains(w))
+            .ok_or_else(|| format!("weights:{ws}: {w:?} is not a weight from 1 to {m}"))?;
+        if weights.contains(&w) {
+            return Err(format!("weights:{ws}: weight {w} is given twice"));
+        }
+        weights.push(w);
+    }
+    Ok((1..1u64 << m)
+        .filter(|t| weights.contains(&t.count_ones()))
+        .collect())
 }
 
 /// Runs `nkrank lower row-sets`: prints each restart's float and exact maximal error over the
