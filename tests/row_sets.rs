@@ -125,23 +125,25 @@ fn row_sets(m: &str, rank: &str, queries: &str) -> (bool, String) {
 
 #[test]
 fn the_command_reports_a_solved_set() {
-    let (ok, text) = row_sets("6", "3", "000011,001100,010111,110000,111111");
-    assert!(ok, "{text}");
-    assert!(
-        text.contains("solved: a model of rank 3 solves these rows exactly"),
-        "{text}"
-    );
-}
-
-#[test]
-fn weights_name_every_token_of_those_weights() {
-    // The rows of the weight-3 and weight-4 tokens of m = 4: five queries, listed in order.
-    let (ok, text) = row_sets("4", "2", "weights:4,3");
-    assert!(ok, "{text}");
-    assert!(
-        text.contains("the rows of 5 queries (0111 1011 1101 1110 1111)"),
-        "{text}"
-    );
+    for (m, rank, queries, expected) in [
+        (
+            "6",
+            "3",
+            "000011,001100,010111,110000,111111",
+            "solved: a model of rank 3 solves these rows exactly",
+        ),
+        // The weight-3 and weight-4 tokens of m = 4: five queries, listed in order.
+        (
+            "4",
+            "2",
+            "weights:4,3",
+            "the rows of 5 queries (0111 1011 1101 1110 1111)",
+        ),
+    ] {
+        let (ok, text) = row_sets(m, rank, queries);
+        assert!(ok, "{queries}: {text}");
+        assert!(text.contains(expected), "{queries}: {text}");
+    }
 }
 
 #[test]
