@@ -2,9 +2,9 @@
 #![cfg(feature = "solver")]
 
 use nkrank::cert::format::FoolingJson;
-use nkrank::check::fooling_cert::{certified_bound, check_fooling, max_product, spec_in_row};
+use nkrank::check::fooling_cert::{check_fooling, max_product, spec_in_row};
 use nkrank::check::{check, Bound, CheckOptions};
-use nkrank::lower::fooling::{candidates, certificate, search, RatioTable};
+use nkrank::lower::fooling::{candidates, certificate, certified_bound, search, RatioTable};
 use nkrank::rational::q;
 
 fn run(m: u32) -> (u64, Vec<(u64, u64)>, RatioTable) {

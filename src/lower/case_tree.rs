@@ -57,6 +57,23 @@ pub struct System {
     pub rows: Vec<Vec<(usize, i64)>>,
 }
 
+/// Every constraint of row `i` of `set`, in key order: both sides, and every multiset of
+/// `N - 1` orbits for the other tokens.
+pub fn row_constraints(set: &RowSet, i: usize) -> Vec<RelKey> {
+    let orbits = set.orbits();
+    let mut out = Vec::new();
+    for side in [RatioSide::Low, RatioSide::High] {
+        for ms in crate::task::types::multisets(orbits.len(), set.length as usize - 1) {
+            out.push(RelKey {
+                row: i,
+                side,
+                others: ms.iter().map(|&j| orbits[j].clone()).collect(),
+            });
+        }
+    }
+    out
+}
+
 impl System {
     /// Builds the full reduced system (all constraints of all rows).
     pub fn new(set: RowSet) -> Result<System, String> {
@@ -66,7 +83,9 @@ impl System {
                 set.orbit_count()
             ));
         }
-        let keys = (0..set.k()).flat_map(|i| set.row_constraints(i)).collect();
+        let keys = (0..set.k())
+            .flat_map(|i| row_constraints(&set, i))
+            .collect();
         System::from_keys(set, keys)
     }
 
@@ -786,5 +805,15 @@ mod tests {
             assert!(a.windows(2).all(|w| w[0] < w[1]), "one per class");
             assert_eq!(a, b, "m = {m}, k = {k}");
         }
+    }
+
+    /// A row of three disjoint pairs at `m = 6` has 27 orbits: each side has one constraint per
+    /// multiset of two orbits.
+    #[test]
+    fn a_row_has_a_constraint_per_side_and_multiset() {
+        let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
+        let keys = row_constraints(&s, 0);
+        assert_eq!(keys.len(), 2 * 27 * 28 / 2);
+        assert!(keys.iter().all(|k| k.row == 0 && k.validate(&s).is_ok()));
     }
 }

@@ -309,9 +309,25 @@ pub fn best_bound(pairs: &[(u64, u64)], table: &mut RatioTable) -> Result<u64, S
         }
     }
     Ok(match crate::check::fooling_cert::max_product(pairs, &rho) {
-        Ok(p) => crate::check::fooling_cert::certified_bound(pairs.len(), &p),
+        Ok(p) => certified_bound(pairs.len(), &p),
         Err(_) => 1,
     })
+}
+
+/// The best bound a fooling set of `s` pairs with largest product `p` certifies:
+/// `min(s, least r >= 1 with r^2 p >= 1)` (`docs/PROOFS.md` B2). The checker does not need it:
+/// it tests the claimed rank alone.
+pub fn certified_bound(s: usize, p: &Q) -> u64 {
+    let mut l: u64 = 1;
+    while (l as usize) < s {
+        // `l + 1` is certified when `l^2 p < 1`.
+        let lq = Q::from_integer(BigInt::from(l));
+        if &lq * &lq * p >= Q::one() {
+            break;
+        }
+        l += 1;
+    }
+    l
 }
 
 /// The fooling-set certificate for `pairs` claiming `rank`, with exactly the lemmas it needs.

@@ -107,7 +107,7 @@ pub fn is_exact_witness(
         Ok(v[(usize::from(value) * k + row) * n + oi])
     };
     for i in 0..k {
-        for key in set.row_constraints(i) {
+        for key in super::case_tree::row_constraints(set, i) {
             let mut sum: i128 = 0;
             for (var, c) in key.coefficients(set) {
                 sum += i128::from(c) * at(&var)?;

@@ -245,22 +245,6 @@ impl RowSet {
                 .collect(),
         )
     }
-
-    /// Every constraint of row `i`, in key order (solver and tests only).
-    pub fn row_constraints(&self, i: usize) -> Vec<RelKey> {
-        let orbits = self.orbits();
-        let mut out = Vec::new();
-        for side in [RatioSide::Low, RatioSide::High] {
-            for ms in crate::task::types::multisets(orbits.len(), self.length as usize - 1) {
-                out.push(RelKey {
-                    row: i,
-                    side,
-                    others: ms.iter().map(|&j| orbits[j].clone()).collect(),
-                });
-            }
-        }
-        out
-    }
 }
 
 impl RelKey {

@@ -84,21 +84,6 @@ pub fn max_product(
     Ok(worst)
 }
 
-/// The best bound a fooling set of `s` pairs with largest product `p` certifies:
-/// `min(s, least r >= 1 with r^2 p >= 1)`.
-pub fn certified_bound(s: usize, p: &Q) -> u64 {
-    let mut l: u64 = 1;
-    while (l as usize) < s {
-        // `l + 1` is certified when `l^2 p < 1`.
-        let lq = Q::from_integer(BigInt::from(l));
-        if &lq * &lq * p >= Q::one() {
-            break;
-        }
-        l += 1;
-    }
-    l
-}
-
 /// Checks that `f` proves `r*(m, length) >= rank`.
 pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<(), String> {
     if m > MAX_M_FOOLING {
