@@ -129,7 +129,7 @@ fn main() -> Result<(), String> {
             }
             for (m, k, by_order, rows) in runs.into_iter().filter(|r| r.0 <= max_m) {
                 let set = RowSet::new(m, 3, &rows)?;
-                let orbits = set.orbit_count();
+                let orbits = nkrank::lower::case_tree::orbit_count(&set);
                 let t = Instant::now();
                 let tree = if by_order {
                     prove_orders(set)?

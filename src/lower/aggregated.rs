@@ -60,7 +60,7 @@ pub fn solve_with_point(
     if set.length != 3 {
         return Err("the level-aggregated LP is written for N = 3".into());
     }
-    let orbits = set.orbits();
+    let orbits = crate::lower::case_tree::orbits(set);
     let (k, n) = (set.k(), orbits.len());
     let mut vars = ProblemVariables::new();
     let x: Vec<_> = (0..2 * k * n)

@@ -257,7 +257,7 @@ pub fn cases_range(
             for (rows, by_order) in tries {
                 let t = Instant::now();
                 let set = RowSet::new(m, 3, &rows)?;
-                let orbits = set.orbit_count();
+                let orbits = crate::lower::case_tree::orbit_count(&set);
                 // LPs grow like k * orbits^2 constraints; larger candidates are skipped.
                 if orbits * k as u64 > MAX_SEARCH_WORK {
                     eprintln!("m = {m}, k = {k}: skipping {} queries with {orbits} orbits (too large an LP)", rows.len());

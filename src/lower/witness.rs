@@ -27,7 +27,7 @@ pub fn is_exact_witness(
     relations: &[Relation],
     point: &[f64],
 ) -> Result<bool, String> {
-    let orbits = set.orbits();
+    let orbits = crate::lower::case_tree::orbits(set);
     let (k, n) = (set.k(), orbits.len());
     if point.len() != 2 * k * n {
         return Err(format!(
@@ -154,7 +154,7 @@ mod tests {
                         let zero = vec![0.0; x.len()];
                         assert!(!is_exact_witness(&set, &rel, &zero).unwrap());
                         // Values of row 0 all far below the target: the low side fails.
-                        let n = set.orbits().len();
+                        let n = crate::lower::case_tree::orbits(&set).len();
                         let mut bad = x.clone();
                         for o in 0..n {
                             bad[4 * n + o] = -100.0;

@@ -165,26 +165,6 @@ impl RowSet {
         self.rows.len()
     }
 
-    /// Number of orbits, saturated at `u64::MAX`.
-    pub fn orbit_count(&self) -> u64 {
-        self.sizes
-            .iter()
-            .fold(1u64, |a, &s| a.saturating_mul(u64::from(s) + 1))
-    }
-
-    /// Every orbit, in increasing order. Only for the solver and tests: the checker never
-    /// enumerates orbits.
-    pub fn orbits(&self) -> Vec<Orbit> {
-        let mut out = vec![Orbit(Vec::new())];
-        for &s in &self.sizes {
-            out = out
-                .into_iter()
-                .flat_map(|o| (0..=s).map(move |c| Orbit([o.0.clone(), vec![c]].concat())))
-                .collect();
-        }
-        out
-    }
-
     /// Parses an orbit label strictly: one count per region, decimal without sign or leading
     /// zeros, each at most the region's size.
     pub fn parse_orbit(&self, s: &str) -> Result<Orbit, String> {
