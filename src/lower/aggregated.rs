@@ -18,7 +18,7 @@
 //! y f(q) + sum nu^A f + sum nu^B f`. Those multisets form a small [`System`], on which the exact
 //! extraction of [`super::case_tree`] runs unchanged, and the checker sees an ordinary leaf.
 
-use super::case_tree::{exact_leaf, LeafOutcome, System, OPEN_MARGIN};
+use super::case_tree::{exact_leaf, orbits, LeafOutcome, System, OPEN_MARGIN};
 use crate::check::case_tree_cert::Relation;
 use crate::ratio::RatioSide;
 use crate::relation::{side_coefficients, Orbit, RelKey, RowSet};
@@ -60,7 +60,7 @@ pub fn solve_with_point(
     if set.length != 3 {
         return Err("the level-aggregated LP is written for N = 3".into());
     }
-    let orbits = crate::lower::case_tree::orbits(set);
+    let orbits = orbits(set);
     let (k, n) = (set.k(), orbits.len());
     let mut vars = ProblemVariables::new();
     let x: Vec<_> = (0..2 * k * n)

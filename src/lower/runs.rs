@@ -2,6 +2,7 @@
 //! the fooling-set search for small m, and the theory curve. Each writes only certificates that
 //! passed the exact check, and prints one progress line per step to stderr.
 
+use super::case_tree::orbit_count;
 use super::fooling::{best_bound, certificate, search, RatioTable};
 use super::ratio_lp::{solve_ratio, RatioOutcome};
 use super::theory::{gap_product, query_rho, theory_point};
@@ -257,7 +258,7 @@ pub fn cases_range(
             for (rows, by_order) in tries {
                 let t = Instant::now();
                 let set = RowSet::new(m, 3, &rows)?;
-                let orbits = crate::lower::case_tree::orbit_count(&set);
+                let orbits = orbit_count(&set);
                 // LPs grow like k * orbits^2 constraints; larger candidates are skipped.
                 if orbits * k as u64 > MAX_SEARCH_WORK {
                     eprintln!("m = {m}, k = {k}: skipping {} queries with {orbits} orbits (too large an LP)", rows.len());

@@ -11,6 +11,7 @@
 //! case exists, whatever LP is used; the case needs another relation, more queries or a deeper
 //! split.
 
+use super::case_tree::{orbits, row_constraints};
 use crate::check::case_tree_cert::Relation;
 use crate::relation::{RelVar, RowSet};
 use std::collections::HashMap;
@@ -27,7 +28,7 @@ pub fn is_exact_witness(
     relations: &[Relation],
     point: &[f64],
 ) -> Result<bool, String> {
-    let orbits = crate::lower::case_tree::orbits(set);
+    let orbits = orbits(set);
     let (k, n) = (set.k(), orbits.len());
     if point.len() != 2 * k * n {
         return Err(format!(
@@ -107,7 +108,7 @@ pub fn is_exact_witness(
         Ok(v[(usize::from(value) * k + row) * n + oi])
     };
     for i in 0..k {
-        for key in super::case_tree::row_constraints(set, i) {
+        for key in row_constraints(set, i) {
             let mut sum: i128 = 0;
             for (var, c) in key.coefficients(set) {
                 sum += i128::from(c) * at(&var)?;
@@ -154,7 +155,7 @@ mod tests {
                         let zero = vec![0.0; x.len()];
                         assert!(!is_exact_witness(&set, &rel, &zero).unwrap());
                         // Values of row 0 all far below the target: the low side fails.
-                        let n = crate::lower::case_tree::orbits(&set).len();
+                        let n = orbits(&set).len();
                         let mut bad = x.clone();
                         for o in 0..n {
                             bad[4 * n + o] = -100.0;
