@@ -77,18 +77,21 @@ pub fn orbits(set: &RowSet) -> Vec<Orbit> {
     out
 }
 
-/// Every constraint of row `i` of `set`, in key order: both sides, and every multiset of
-/// `N - 1` orbits for the other tokens.
-pub fn row_constraints(set: &RowSet, i: usize) -> Vec<RelKey> {
+/// Every constraint of `set`, row by row, each row in key order: both sides, and every
+/// multiset of `N - 1` orbits for the other tokens (the orbits and multisets listed once).
+pub fn constraints(set: &RowSet) -> Vec<RelKey> {
     let orbits = orbits(set);
+    let multisets = crate::task::types::multisets(orbits.len(), set.length as usize - 1);
     let mut out = Vec::new();
-    for side in [RatioSide::Low, RatioSide::High] {
-        for ms in crate::task::types::multisets(orbits.len(), set.length as usize - 1) {
-            out.push(RelKey {
-                row: i,
-                side,
-                others: ms.iter().map(|&j| orbits[j].clone()).collect(),
-            });
+    for row in 0..set.k() {
+        for side in [RatioSide::Low, RatioSide::High] {
+            for ms in &multisets {
+                out.push(RelKey {
+                    row,
+                    side,
+                    others: ms.iter().map(|&j| orbits[j].clone()).collect(),
+                });
+            }
         }
     }
     out
@@ -103,9 +106,7 @@ impl System {
                 orbit_count(&set)
             ));
         }
-        let keys = (0..set.k())
-            .flat_map(|i| row_constraints(&set, i))
-            .collect();
+        let keys = constraints(&set);
         System::from_keys(set, keys)
     }
 
@@ -834,9 +835,11 @@ mod tests {
         let s = RowSet::new(6, 3, &[0b000011, 0b001100, 0b110000]).unwrap();
         assert_eq!(orbit_count(&s), 27);
         assert_eq!(orbits(&s).len(), 27);
-        let keys = row_constraints(&s, 0);
-        assert_eq!(keys.len(), 2 * 27 * 28 / 2);
-        assert!(keys.iter().all(|k| k.row == 0 && k.validate(&s).is_ok()));
+        let keys = constraints(&s);
+        let row0: Vec<&RelKey> = keys.iter().filter(|k| k.row == 0).collect();
+        assert_eq!(row0.len(), 2 * 27 * 28 / 2);
+        assert_eq!(keys.len(), 3 * row0.len());
+        assert!(keys.iter().all(|k| k.validate(&s).is_ok()));
         // m = 7: a seventh coordinate outside every query forms one more region.
         let t = RowSet::new(7, 3, &[0b0000011, 0b0001100, 0b0110000]).unwrap();
         assert_eq!(orbit_count(&t), 54);

@@ -11,7 +11,7 @@
 //! case exists, whatever LP is used; the case needs another relation, more queries or a deeper
 //! split.
 
-use super::case_tree::{orbits, row_constraints};
+use super::case_tree::{constraints, orbits};
 use crate::check::case_tree_cert::Relation;
 use crate::relation::{RelVar, RowSet};
 use std::collections::HashMap;
@@ -107,15 +107,13 @@ pub fn is_exact_witness(
             .ok_or_else(|| format!("orbit {} is not an orbit of the system", o.label()))?;
         Ok(v[(usize::from(value) * k + row) * n + oi])
     };
-    for i in 0..k {
-        for key in row_constraints(set, i) {
-            let mut sum: i128 = 0;
-            for (var, c) in key.coefficients(set) {
-                sum += i128::from(c) * at(&var)?;
-            }
-            if sum <= 0 {
-                return Ok(false);
-            }
+    for key in constraints(set) {
+        let mut sum: i128 = 0;
+        for (var, c) in key.coefficients(set) {
+            sum += i128::from(c) * at(&var)?;
+        }
+        if sum <= 0 {
+            return Ok(false);
         }
     }
     Ok(true)
