@@ -8,8 +8,9 @@
 #   (defaults: out/bench-engines, "6 7 8 9 10", "structured alternating train train:gap", 600);
 #   an engine written ENGINE:START runs with `--start START`; after the engine (and the start,
 #   if any) each `+joint` adds `--joint-lps L` (L from the environment's JOINT_LPS, default 60)
-#   and each `+SCHEDULE` (cosine, cosine-max or cosine-damped) adds `--schedule SCHEDULE`, so
-#   that `train+cosine-damped+joint` runs with both.
+#   each `+SCHEDULE` (cosine, cosine-max or cosine-damped) adds `--schedule SCHEDULE`, and each
+#   `+stepsN` adds `--steps N`, so that `train+cosine-damped+joint` runs with both and
+#   `train+cosine-damped+steps2000` runs the cosine-damped schedule for 2,000 steps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="${1:-out/bench-engines}"
@@ -33,6 +34,7 @@ for m in $ms; do
         "") ;;
         joint) extra="${extra:+$extra }--joint-lps ${JOINT_LPS:-60}" ;;
         cosine | cosine-max | cosine-damped) extra="${extra:+$extra }--schedule $mod" ;;
+        steps[0-9]*) extra="${extra:+$extra }--steps ${mod#steps}" ;;
         *) echo "unknown engine modifier +$mod in $spec" >&2; exit 2 ;;
       esac
     done
