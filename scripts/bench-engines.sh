@@ -7,7 +7,7 @@
 # Usage: scripts/bench-engines.sh [WORK_DIR] [M_LIST] [ENGINES] [BUDGET]
 #   (defaults: out/bench-engines, "6 7 8 9 10", "structured alternating train train:gap", 600);
 #   an engine written ENGINE:START runs with `--start START`; after the engine (and the start,
-#   if any) each `+joint` adds `--joint-lps L` (L from the environment's JOINT_LPS, default 60)
+#   if any) each `+joint` adds `--joint-lps L` (L from the environment's JOINT_LPS, default 60),
 #   each `+SCHEDULE` (cosine, cosine-max or cosine-damped) adds `--schedule SCHEDULE`, and each
 #   `+stepsN` adds `--steps N`, so that `train+cosine-damped+joint` runs with both and
 #   `train+cosine-damped+steps2000` runs the cosine-damped schedule for 2,000 steps.
