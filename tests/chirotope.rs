@@ -520,6 +520,7 @@ fn the_rank_4_cover_of_m9_is_rebuilt_byte_for_byte() {
         "0/1",
         &dir,
         &dir.join("state"),
+        nkrank::lower::clausal_cover::SatRoute::Builtin,
     )
     .unwrap();
     let name = "len3/m09-lower-r5-case-tree.json";

@@ -7,7 +7,7 @@ use nkrank::cert::format::{CaseTreeJson, CertificateFile};
 use nkrank::check::{check, CheckOptions};
 use nkrank::chirotope::chirotopes;
 use nkrank::lower::chirotope::cover_search;
-use nkrank::lower::clausal_cover::{clausal_cover, ClausalCover};
+use nkrank::lower::clausal_cover::{clausal_cover, ClausalCover, SatRoute};
 use nkrank::lower::runs::binary_tokens;
 
 mod common;
@@ -17,12 +17,12 @@ use common::case_tree_certificate;
 const PRISM: &str = "000011,000101,000110,011000,101000,110000,001001,010010,100100";
 
 fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
-    match clausal_cover(m, rows, rank, None, None, &|_, _| {})
+    match clausal_cover(m, rows, rank, None, None, SatRoute::Builtin, &|_, _| {})
         .unwrap()
         .0
     {
         ClausalCover::Proved(tree) => tree,
-        ClausalCover::Open(signs) => panic!("open chirotope {signs:?}"),
+        other => panic!("not proved: {other:?}"),
     }
 }
 
@@ -81,6 +81,13 @@ fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
     assert_rejected(&good, "a proof on a split tree", &|c| {
         tree(c).cases = "splits".into();
     });
+    // Six more queries and a claim of 6 ask for a formula of rank 5 on 15 queries, beyond the
+    // checker's budget: refused before any leaf is read, with the budget named.
+    let mut big = good.clone();
+    tree(&mut big).queries.extend([7, 11, 13, 14, 19, 21]);
+    big.claim.rank = 6;
+    let err = check(&big, CheckOptions::default()).unwrap_err();
+    assert!(err.contains("1444873"), "{err}");
     // Without its proof the cover is checked by enumeration, which cannot list the prism's
     // chirotopes within the format's budget.
     assert_rejected(&good, "the proof removed", &|c| {
@@ -105,7 +112,7 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
         let k = rows.len();
         let rep = cover_search(m, &rows, rank, false, None).unwrap();
         let (outcome, n_splits, n_closed) =
-            clausal_cover(m, &rows, rank, None, None, &|_, _| {}).unwrap();
+            clausal_cover(m, &rows, rank, None, None, SatRoute::Builtin, &|_, _| {}).unwrap();
         assert_eq!(n_splits, rep.splits.len(), "{family}");
         assert_eq!(
             n_closed,
@@ -146,6 +153,7 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
                 }
                 open += 1;
             }
+            ClausalCover::Written => panic!("{family}: nothing is written by the built-in route"),
         }
     }
     assert_eq!((refuted, open), (1, 3));
@@ -210,12 +218,20 @@ fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("splits.txt");
-    let run = || match clausal_cover(6, &rows, 3, None, Some(&path), &|_, _| {})
-        .unwrap()
-        .0
+    let run = || match clausal_cover(
+        6,
+        &rows,
+        3,
+        None,
+        Some(&path),
+        SatRoute::Builtin,
+        &|_, _| {},
+    )
+    .unwrap()
+    .0
     {
         ClausalCover::Proved(tree) => tree,
-        ClausalCover::Open(_) => panic!("the prism is covered"),
+        other => panic!("the prism is covered, found {other:?}"),
     };
     let first = run();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -231,5 +247,60 @@ fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
         complete, 882,
         "the missing verdicts are appended: {after:.80}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
+    use nkrank::lower::sat::{solve, Outcome};
+    let rows = binary_tokens(PRISM).unwrap();
+    let dir = std::env::temp_dir().join(format!("nkrank-drup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (cnf_path, drup_path) = (dir.join("prism.cnf"), dir.join("prism.drup"));
+    // The circuit splits are solved once, then read from the checkpoint.
+    let splits = dir.join("splits.txt");
+    let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
+    let (written, splits, closed) = cover(SatRoute::WriteCnf(&cnf_path)).unwrap();
+    assert!(matches!(written, ClausalCover::Written));
+    assert_eq!((splits, closed), (882, 51));
+    // The written formula is the one the checker builds for the same leaves: 84 signs.
+    let text = std::fs::read_to_string(&cnf_path).unwrap();
+    let header = text.lines().find(|l| l.starts_with("p cnf")).unwrap();
+    let clauses = dimacs_clauses(&text);
+    assert_eq!(header, format!("p cnf 84 {}", clauses.len()));
+    // "Another solver": the built-in one, its lemmas written as DRUP text without hints, with
+    // a comment, a deletion of a formula clause the proof does not need and one of the last
+    // lemma before the empty clause (which may then have to be derived without it).
+    let Outcome::Refuted(steps) = solve(84, &clauses, 1 << 24).unwrap() else {
+        panic!("the prism's formula is unsatisfiable");
+    };
+    let lit_line = |c: &[i32]| c.iter().map(|l| format!("{l} ")).collect::<String>() + "0\n";
+    let mut drup = String::from("c a proof without hints\n");
+    for (i, step) in steps.iter().enumerate() {
+        if i + 1 == steps.len() && i > 0 {
+            drup.push_str(&format!("d {}", lit_line(&steps[i - 1].clause)));
+        }
+        drup.push_str(&lit_line(&step.clause));
+    }
+    std::fs::write(&drup_path, &drup).unwrap();
+    let tree = match cover(SatRoute::Drup(&drup_path)).unwrap().0 {
+        ClausalCover::Proved(tree) => tree,
+        other => panic!("not proved: {other:?}"),
+    };
+    check(&case_tree_certificate(6, 4, tree), CheckOptions::default()).unwrap();
+    // A proof that is not a clausal refutation of this formula is an error naming the line.
+    std::fs::write(&drup_path, "1 2 x 0\n").unwrap();
+    let err = cover(SatRoute::Drup(&drup_path)).unwrap_err();
+    assert!(
+        err.contains("line 1") && err.contains("\"x\" is not a literal"),
+        "{err}"
+    );
+    std::fs::write(&drup_path, [b'a', 2, 4, 0]).unwrap();
+    let err = cover(SatRoute::Drup(&drup_path)).unwrap_err();
+    assert!(err.contains("binary proof"), "{err}");
+    std::fs::write(&drup_path, "").unwrap();
+    let err = cover(SatRoute::Drup(&drup_path)).unwrap_err();
+    assert!(err.contains("without deriving the empty clause"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use nkrank::check::report::{check_file, collect_files};
 use nkrank::check::CheckOptions;
+use nkrank::lower::clausal_cover::SatRoute;
 use nkrank::search::certify::{check_and_write, model_certificate, provenance};
 use nkrank::search::full_rank::full_rank_model;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
@@ -244,8 +245,8 @@ enum Lower {
         /// Bits per token.
         #[arg(long)]
         m: u32,
-        /// Queries per set (R + 1..=7; up to 13 with --cover, proved by a refutation beyond 7).
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=13))]
+        /// Queries per set (R + 1..=7; up to 16 with --cover, proved by a refutation beyond 7).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=16))]
         k: u8,
         /// Rank R refuted (the chirotopes' rank, 3..k).
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=6))]
@@ -286,6 +287,16 @@ enum Lower {
         /// With --exhaustive and k = 7: how many of the best 6-sets the climb starts from.
         #[arg(long, default_value_t = 20)]
         starts: usize,
+        /// With --cover, k > 7 and one set: write the cover's clausal form (DIMACS CNF, the
+        /// checker's clause numbering) to this file for another SAT solver, and stop.
+        #[arg(long, conflicts_with = "drup")]
+        write_cnf: Option<PathBuf>,
+        /// With --cover, k > 7 and one set: refute the clausal form by another solver's DRUP
+        /// proof of it (text: `python3 scripts/cadical-drup.py FORMULA PROOF`, or
+        /// `cadical --no-binary FORMULA PROOF`) instead of the
+        /// built-in solver; its lemmas get hints by unit propagation, as the checker replays.
+        #[arg(long)]
+        drup: Option<PathBuf>,
     },
     /// Solves every circuit split of four distinct nonzero tokens once per class (m <= 6),
     /// appending one line per split to a resumable state file (shard `I/N`).
@@ -1011,6 +1022,8 @@ fn lower(what: Lower) -> Result<(), String> {
             state,
             exhaustive,
             starts,
+            write_cnf,
+            drup,
         } => {
             ensure_writable(&out)?;
             if exhaustive {
@@ -1039,6 +1052,11 @@ fn lower(what: Lower) -> Result<(), String> {
                 &shard,
                 &out,
                 &state,
+                match (&write_cnf, &drup) {
+                    (Some(p), _) => SatRoute::WriteCnf(p),
+                    (_, Some(p)) => SatRoute::Drup(p),
+                    _ => SatRoute::Builtin,
+                },
             )
         }
         Lower::CircuitSplits { m, shard, state } => {

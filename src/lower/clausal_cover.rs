@@ -12,7 +12,7 @@ use super::chirotope::{
     leaf_in_set, solve_splits, solve_splits_counted, split_pattern, splits_of_sizes, SplitCache,
     SplitOutcome, SplitOutcomes,
 };
-use super::sat::{renumber, solve, trim, Outcome};
+use super::sat::{renumber, solve, trim, DrupLine, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::clausal::{chirotope_formula, leaf_clauses};
 use std::collections::BTreeMap;
@@ -29,6 +29,22 @@ pub enum ClausalCover {
     /// A chirotope of the list (its signs, lexicographic `rank`-subsets) none of whose
     /// circuits is closed.
     Open(Vec<i8>),
+    /// The formula was written for another SAT solver ([`SatRoute::WriteCnf`]); not decided.
+    Written,
+}
+
+/// Who decides a cover's clausal form.
+#[derive(Clone, Copy, Debug)]
+pub enum SatRoute<'a> {
+    /// The project's own solver ([`super::sat::solve`]).
+    Builtin,
+    /// Nobody here: the formula is written to this file as DIMACS CNF, in the checker's
+    /// clause numbering, for another solver.
+    WriteCnf(&'a Path),
+    /// Another solver's DRUP proof of that formula (text, as `cadical --no-binary` writes
+    /// it): its lemmas become steps with hints ([`super::sat::hints_from_rup`]), and the
+    /// checker replays them as it replays the project's own.
+    Drup(&'a Path),
 }
 
 /// The outcome, the number of circuit splits and how many of them close.
@@ -127,6 +143,7 @@ pub fn clausal_cover(
     rank: usize,
     cache: Option<&SplitCache>,
     checkpoint: Option<&Path>,
+    route: SatRoute,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ClausalReport, String> {
     let k = rows.len();
@@ -163,12 +180,30 @@ pub fn clausal_cover(
         ranges.push(first..cnf.clauses.len() as u64 + 1);
     }
     let n_splits = splits.len();
-    let steps = match solve(cnf.vars, &cnf.clauses, MAX_CONFLICTS)? {
-        Outcome::Satisfied(model) => {
-            let signs = model.iter().map(|&b| if b { 1 } else { -1 }).collect();
-            return Ok((ClausalCover::Open(signs), n_splits, closed.len()));
+    let steps = match route {
+        SatRoute::WriteCnf(path) => {
+            crate::cert::io::write_atomic(path, dimacs_text("", &cnf).as_bytes())?;
+            return Ok((ClausalCover::Written, n_splits, closed.len()));
         }
-        Outcome::Refuted(steps) => steps,
+        SatRoute::Drup(path) => {
+            let lemmas = read_drup(path)?;
+            let shown = |checking: bool, n: usize| {
+                if checking {
+                    eprintln!("{}: {n} needed lemmas checked", path.display());
+                } else {
+                    eprintln!("{}: {n} lines read", path.display());
+                }
+            };
+            super::sat::hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &shown)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        SatRoute::Builtin => match solve(cnf.vars, &cnf.clauses, MAX_CONFLICTS)? {
+            Outcome::Satisfied(model) => {
+                let signs = model.iter().map(|&b| if b { 1 } else { -1 }).collect();
+                return Ok((ClausalCover::Open(signs), n_splits, closed.len()));
+            }
+            Outcome::Refuted(steps) => steps,
+        },
     };
     let (mut steps, used) = trim(cnf.clauses.len(), &steps);
     let keep: Vec<usize> = (0..closed.len())
@@ -212,24 +247,15 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
     let tree = (cert.case_tree.as_ref()).ok_or("not a case tree")?;
     let proof = (tree.proof.as_ref()).ok_or("this case tree carries no refutation")?;
     let cnf = crate::check::chirotope_cert::clausal_form(cert.claim.rank, tree)?;
-    let mut dimacs = format!(
-        "c nkrank: the clausal form of a chirotope cover, m = {}, rank {} refuted, {} queries\n\
-         p cnf {} {}\n",
-        cert.m,
-        cert.claim.rank - 1,
-        tree.queries.len(),
-        cnf.vars,
-        cnf.clauses.len()
+    let dimacs = dimacs_text(
+        &format!(
+            "c nkrank: the clausal form of a chirotope cover, m = {}, rank {} refuted, {} queries\n",
+            cert.m,
+            cert.claim.rank - 1,
+            tree.queries.len(),
+        ),
+        &cnf,
     );
-    let line = |out: &mut String, lits: &[i32]| {
-        for l in lits {
-            let _ = write!(out, "{l} ");
-        }
-        out.push_str("0\n");
-    };
-    for c in &cnf.clauses {
-        line(&mut dimacs, c);
-    }
     let mut lrat = String::new();
     for (s, step) in proof.iter().enumerate() {
         let _ = write!(lrat, "{} ", cnf.clauses.len() + s + 1);
@@ -243,6 +269,67 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
         lrat.push_str("0\n");
     }
     Ok((dimacs, lrat))
+}
+
+/// A formula as DIMACS CNF text after the comment lines `comments`.
+fn dimacs_text(comments: &str, cnf: &crate::clausal::Cnf) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!("{comments}p cnf {} {}\n", cnf.vars, cnf.clauses.len());
+    for c in &cnf.clauses {
+        for l in c {
+            let _ = write!(out, "{l} ");
+        }
+        out.push_str("0\n");
+    }
+    out
+}
+
+/// The lines of a DRUP proof in text form, in order (comments `c ...` skipped). A binary proof
+/// is an error at once; a line that is not a clause ending in 0 is an error item naming it.
+fn read_drup(path: &Path) -> Result<impl Iterator<Item = Result<DrupLine, String>>, String> {
+    use std::io::BufRead as _;
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut reader = std::io::BufReader::new(file);
+    let first = reader
+        .fill_buf()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if first.first().is_some_and(|&b| b == b'a' || !b.is_ascii()) {
+        return Err(format!(
+            "{}: a binary proof; write it as text (cadical --no-binary)",
+            path.display()
+        ));
+    }
+    let parse = |line: &str| -> Result<Option<DrupLine>, String> {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('c') {
+            return Ok(None);
+        }
+        let (delete, t) = match t.strip_prefix('d') {
+            Some(rest) => (true, rest),
+            None => (false, t),
+        };
+        let mut lits: Vec<i32> = (t.split_whitespace())
+            .map(|w| {
+                w.parse::<i32>()
+                    .map_err(|_| format!("{w:?} is not a literal"))
+            })
+            .collect::<Result<_, _>>()?;
+        if lits.pop() != Some(0) || lits.contains(&0) {
+            return Err("a clause ends in 0, and only there".into());
+        }
+        Ok(Some(if delete {
+            DrupLine::Delete(lits)
+        } else {
+            DrupLine::Add(lits)
+        }))
+    };
+    Ok(reader.lines().enumerate().filter_map(move |(i, line)| {
+        let parsed = line.map_err(|e| e.to_string()).and_then(|l| parse(&l));
+        parsed
+            .map_err(|e| format!("line {}: {e}", i + 1))
+            .transpose()
+    }))
 }
 
 /// Writes [`clausal_texts`] of the certificate at `path` as `STEM.cnf` and `STEM.lrat` in

@@ -499,8 +499,10 @@ pub fn chirotopes_run(
     shard: &str,
     out_dir: &Path,
     state_dir: &Path,
+    route: super::clausal_cover::SatRoute,
 ) -> Result<(), String> {
     use super::chirotope::chirotope_search;
+    use super::clausal_cover::SatRoute;
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
     // Fails early, before any candidate is built, on a rank and size without chirotopes.
@@ -524,6 +526,12 @@ pub fn chirotopes_run(
         return Err("--products is implemented for rank 3 only".into());
     }
     let sets = chirotope_candidates(m, k, family)?;
+    let single = cover && k > listed && sets.len() == 1;
+    if !(matches!(route, SatRoute::Builtin) || single) {
+        return Err(format!(
+            "--write-cnf and --drup need --cover, more than {listed} queries and one set of them (an explicit --family)"
+        ));
+    }
     std::fs::create_dir_all(state_dir)
         .map_err(|e| format!("cannot create {}: {e}", state_dir.display()))?;
     let spath = state_path(state_dir, m, k, &state_tag(family, cover, rank), si, sn);
@@ -577,12 +585,29 @@ pub fn chirotopes_run(
             // The verdicts of this set's circuit splits, so that an interrupted run resumes.
             let checkpoint =
                 state_dir.join(format!("splits-m{m:02}-rank{rank}-{}.txt", label.join("-")));
-            let (outcome, n_splits, n_closed) =
-                clausal_cover(m, rows, rank, Some(&cache), Some(&checkpoint), &progress)?;
+            let (outcome, n_splits, n_closed) = clausal_cover(
+                m,
+                rows,
+                rank,
+                Some(&cache),
+                Some(&checkpoint),
+                route,
+                &progress,
+            )?;
             match outcome {
                 ClausalCover::Proved(tree) => (n_splits, n_closed, 0, Some(tree)),
                 // The escaping chirotope itself is not printed: up to 1,716 signs per set.
                 ClausalCover::Open(_) => (n_splits, n_closed, 1, None),
+                ClausalCover::Written => {
+                    bar.finish_and_clear();
+                    if let SatRoute::WriteCnf(path) = route {
+                        eprintln!(
+                            "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} (decide it, e.g. `python3 scripts/cadical-drup.py {0} PROOF` or `cadical --no-binary {0} PROOF`, then run this command with --drup PROOF instead of --write-cnf)",
+                            path.display()
+                        );
+                    }
+                    return Ok(());
+                }
             }
         } else if cover {
             let rep = super::chirotope::cover_search(m, rows, rank, compositions, Some(&cache))?;
@@ -656,7 +681,11 @@ pub fn chirotopes_run(
         ));
         bar.inc(1);
         if let Some(tree) = tree {
-            let cert = chirotope_certificate(m, k, rank, &label.join(","), cover, tree);
+            let drup = match route {
+                SatRoute::Drup(path) => Some(path),
+                _ => None,
+            };
+            let cert = chirotope_certificate(m, k, rank, &label.join(","), cover, drup, tree);
             let (path, _) = check_and_write(&cert, out_dir)?;
             bar.finish_and_clear();
             eprintln!(
@@ -675,13 +704,15 @@ pub fn chirotopes_run(
 
 /// The certificate (kind `case-tree`, claim `rank + 1`) of a chirotope tree or cover of the
 /// queries `label` (binary, comma-separated), with the command that rebuilds it (`--rank` is
-/// written only when it is not the default 3, so older commands stay as they were).
+/// written only when it is not the default 3, so older commands stay as they were; `--drup`
+/// with the proof's file name when another solver's proof gave the refutation).
 fn chirotope_certificate(
     m: u32,
     k: usize,
     rank: usize,
     label: &str,
     cover: bool,
+    drup: Option<&Path>,
     tree: crate::cert::format::CaseTreeJson,
 ) -> CertificateFile {
     let prov = provenance(
@@ -693,7 +724,9 @@ fn chirotope_certificate(
             } else {
                 "a closed relation that is a vector of it"
             };
-            if tree.proof.is_some() {
+            if drup.is_some() {
+                format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form whose lemmas came from another SAT solver's DRUP proof, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/sat.rs)")
+            } else if tree.proof.is_some() {
                 format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form (src/lower/clausal_cover.rs)")
             } else {
                 format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by {by} (src/lower/chirotope.rs)")
@@ -702,13 +735,16 @@ fn chirotope_certificate(
             format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, one relation per chirotope (src/lower/chirotope.rs)")
         },
         &format!(
-            "nkrank lower chirotopes --m {m} --k {k}{} --family {label}{}",
+            "nkrank lower chirotopes --m {m} --k {k}{} --family {label}{}{}",
             if rank == 3 {
                 String::new()
             } else {
                 format!(" --rank {rank}")
             },
-            if cover { " --cover" } else { "" }
+            if cover { " --cover" } else { "" },
+            drup.and_then(|p| p.file_name())
+                .map(|f| format!(" --drup {}", f.to_string_lossy()))
+                .unwrap_or_default(),
         ),
     );
     super::case_tree::case_tree_file(m, rank as u64 + 1, tree, Some(prov))
@@ -884,7 +920,7 @@ pub fn chirotopes_exhaustive(
             rep.uncovered
         )
     })?;
-    let cert = chirotope_certificate(m, rows.len(), 3, &label(&rows), true, tree);
+    let cert = chirotope_certificate(m, rows.len(), 3, &label(&rows), true, None, tree);
     let (path, _) = check_and_write(&cert, out_dir)?;
     println!(
         "m = {m}: chirotope cover certifies r* >= 4 -> {}",

@@ -52,6 +52,14 @@ struct Solver {
     bump: f64,
     phase: Vec<bool>,
     steps: Vec<ProofStepJson>,
+    /// For a proof being read ([`hints_from_rup`]): the time (proof line) at which each clause
+    /// appears (0 for the formula's) and at which it is deleted (`u32::MAX`: never). Clauses
+    /// beyond these vectors are always present (the search of [`solve`] leaves them empty).
+    born: Vec<u32>,
+    dies: Vec<u32>,
+    /// The time at which propagation reads the clauses: only those with
+    /// `born <= now < dies` propagate; the others stay watched for another time.
+    now: u32,
 }
 
 /// No reason: a decision.
@@ -98,6 +106,13 @@ impl Solver {
             while i < ws.len() {
                 let ci = ws[i];
                 i += 1;
+                let present = self.born.get(ci).is_none_or(|&b| b <= self.now)
+                    && self.dies.get(ci).is_none_or(|&d| self.now < d);
+                if !present {
+                    ws[j] = ci;
+                    j += 1;
+                    continue;
+                }
                 let c = &mut self.clauses[ci];
                 if c[0] == falsified {
                     c.swap(0, 1);
@@ -142,13 +157,29 @@ impl Solver {
     /// The level-0 variables that `start` reads and, recursively, those their reasons read,
     /// added to `out` as `(trail position, reason)`.
     fn level0_closure(&self, start: &[usize], seen0: &mut [bool], out: &mut Vec<(usize, usize)>) {
+        self.reason_closure(start, seen0, out, |level| level == 0);
+    }
+
+    /// The propagated variables at a level that `keep` accepts that `start` reads and,
+    /// recursively, those their reasons read, added to `out` as `(trail position, reason)`;
+    /// decisions end the walk.
+    fn reason_closure(
+        &self,
+        start: &[usize],
+        seen: &mut [bool],
+        out: &mut Vec<(usize, usize)>,
+        keep: impl Fn(usize) -> bool,
+    ) {
         let mut stack: Vec<usize> = start.to_vec();
         while let Some(v) = stack.pop() {
-            if self.level[v] != 0 || seen0[v] {
+            if self.assign[v] == 0 || !keep(self.level[v]) || seen[v] {
                 continue;
             }
-            seen0[v] = true;
+            seen[v] = true;
             let r = self.reason[v];
+            if r == DECISION {
+                continue;
+            }
             out.push((self.position[v], r));
             stack.extend(self.clauses[r].iter().map(|&c| c / 2).filter(|&u| u != v));
         }
@@ -257,6 +288,53 @@ impl Solver {
         self.head = keep;
     }
 
+    /// The clauses (indices) that derive `lits` (literal codes) by unit propagation from the
+    /// clauses present at time `self.now`, starting from no assignment: its negation is set,
+    /// then the present unit clauses among `units`, then propagation runs. The reasons of every
+    /// propagated literal that the conflict reads, in trail order, and the conflicting clause
+    /// last; `None` if propagation finds no conflict. Leaves nothing assigned.
+    fn rup_from_scratch(&mut self, lits: &[usize], units: &[usize]) -> Option<Vec<usize>> {
+        // The lemma's variables are set by its negation when the checker replays the step:
+        // they are never propagated, so their reasons are never hints.
+        let mut seen = vec![false; self.assign.len()];
+        self.trail_lim.push(0);
+        for &c in lits {
+            seen[c / 2] = true;
+            self.enqueue(c ^ 1, DECISION);
+        }
+        let mut conflict = None;
+        for &u in units {
+            let present = self.born[u] <= self.now && self.now < self.dies[u];
+            let c = self.clauses[u][0];
+            match self.value(c) {
+                _ if !present => {}
+                1 => {}
+                -1 => {
+                    conflict = Some(u);
+                    break;
+                }
+                _ => self.enqueue(c, u),
+            }
+        }
+        let conflict = conflict.or_else(|| self.propagate());
+        let used = conflict.map(|k| {
+            let vars: Vec<usize> = self.clauses[k].iter().map(|&c| c / 2).collect();
+            let mut used = Vec::new();
+            self.reason_closure(&vars, &mut seen, &mut used, |_| true);
+            used.sort_unstable();
+            let mut out: Vec<usize> = used.into_iter().map(|(_, r)| r).collect();
+            out.push(k);
+            out
+        });
+        for &c in &self.trail {
+            self.assign[c / 2] = 0;
+        }
+        self.trail.clear();
+        self.trail_lim.clear();
+        self.head = 0;
+        used
+    }
+
     /// The unset variable of greatest activity (the smallest on ties), as its saved phase.
     fn decide(&self) -> Option<usize> {
         let mut best: Option<usize> = None;
@@ -282,10 +360,17 @@ fn luby(i: u64) -> u64 {
     }
 }
 
-/// Decides the formula `clauses` over variables `1..=vars` (DIMACS literals). A refutation's
-/// steps are numbered after the formula's clauses, as the checker numbers them. Fails after
-/// `max_conflicts` conflicts, or on a literal out of range.
-pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Outcome, String> {
+/// A formula loaded for search: the solver with its level-0 units set, or the refutation that
+/// the formula's own clauses give at once (an empty clause, or two contradicting units).
+enum Loaded {
+    Ready(Box<Solver>),
+    Refuted(Vec<ProofStepJson>),
+}
+
+/// Loads the formula `clauses` over variables `1..=vars` (DIMACS literals): every clause is
+/// kept under its identifier (index plus one), tautologies unwatched; fails on a literal out
+/// of range.
+fn load(vars: usize, clauses: &[Vec<i32>]) -> Result<Loaded, String> {
     let mut s = Solver {
         clauses: Vec::with_capacity(clauses.len()),
         watches: vec![Vec::new(); 2 * vars],
@@ -300,6 +385,9 @@ pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Ou
         bump: 1.0,
         phase: vec![false; vars],
         steps: Vec::new(),
+        born: Vec::new(),
+        dies: Vec::new(),
+        now: 0,
     };
     let mut units = Vec::new();
     for (i, c) in clauses.iter().enumerate() {
@@ -315,7 +403,7 @@ pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Ou
         let tautology = lits.windows(2).any(|w| w[0] ^ 1 == w[1]);
         if lits.is_empty() {
             s.record(&[], vec![i as u64 + 1]);
-            return Ok(Outcome::Refuted(s.steps));
+            return Ok(Loaded::Refuted(s.steps));
         }
         if lits.len() == 1 {
             units.push(s.clauses.len());
@@ -333,11 +421,22 @@ pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Ou
             1 => {}
             -1 => {
                 s.refute(u);
-                return Ok(Outcome::Refuted(s.steps));
+                return Ok(Loaded::Refuted(s.steps));
             }
             _ => s.enqueue(c, u),
         }
     }
+    Ok(Loaded::Ready(Box::new(s)))
+}
+
+/// Decides the formula `clauses` over variables `1..=vars` (DIMACS literals). A refutation's
+/// steps are numbered after the formula's clauses, as the checker numbers them. Fails after
+/// `max_conflicts` conflicts, or on a literal out of range.
+pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Outcome, String> {
+    let mut s = match load(vars, clauses)? {
+        Loaded::Ready(s) => s,
+        Loaded::Refuted(steps) => return Ok(Outcome::Refuted(steps)),
+    };
     let (mut conflicts, mut restarts, mut until_restart) = (0u64, 1u64, 100u64);
     loop {
         if let Some(conflict) = s.propagate() {
@@ -387,6 +486,204 @@ pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Ou
             }
         }
     }
+}
+
+/// One line of a DRUP proof: a lemma, or the deletion of a clause (formula or lemma).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DrupLine {
+    /// A clause derived by unit propagation from the clauses present.
+    Add(Vec<i32>),
+    /// A clause no longer needed: it stops propagating.
+    Delete(Vec<i32>),
+}
+
+/// Turns a refutation without hints (the lines of a DRUP proof of another SAT solver, in
+/// order; tautologies are left out) into steps with hints that the checker replays, keeping
+/// only the lemmas that the empty clause needs. As DRAT checkers do, in two passes. Forward,
+/// the lemmas and deletions are read and the literals that unit propagation sets without
+/// assumptions are kept up to date, until propagation finds a conflict: the empty clause,
+/// whose hints are the reasons it read. A deletion makes the clause stop propagating from its
+/// line on, unless it is the reason of such a literal then, or unless no clause present has
+/// its literals (then it is ignored). Backward, each lemma that a later needed step names is
+/// derived by unit propagation from the clauses present just before its line, and its hints
+/// are the reasons that propagation read, in trail order, the conflicting clause last (as
+/// [`solve`] writes them). Fails on a needed lemma that unit propagation does not derive (a
+/// RAT step, which the checker does not accept), on a literal out of range, on an error item
+/// of `lines` (returned as it is), or when the lines end without a conflict; "proof line N"
+/// in a message counts the items of `lines`. `progress(false, n)` is called every 2^16 lines
+/// read, `progress(true, n)` every 2^12 lemmas checked.
+pub fn hints_from_rup(
+    vars: usize,
+    clauses: &[Vec<i32>],
+    lines: impl IntoIterator<Item = Result<DrupLine, String>>,
+    progress: &dyn Fn(bool, usize),
+) -> Result<Vec<ProofStepJson>, String> {
+    let sorted = |c: &[i32]| -> Vec<usize> {
+        let mut lits: Vec<usize> = c.iter().map(|&l| code(l)).collect();
+        lits.sort_unstable();
+        lits.dedup();
+        lits
+    };
+    // The clauses present by their sorted literals, for deletions.
+    let mut present: std::collections::HashMap<Vec<usize>, Vec<usize>> = Default::default();
+    let mut units = Vec::new();
+    for (idx, c) in clauses.iter().enumerate() {
+        let lits = sorted(c);
+        if lits.len() == 1 {
+            units.push(idx);
+        }
+        present.entry(lits).or_default().push(idx);
+    }
+    let mut s = match load(vars, clauses)? {
+        Loaded::Ready(s) => s,
+        Loaded::Refuted(steps) => return Ok(steps),
+    };
+    if let Some(conflict) = s.propagate() {
+        s.refute(conflict);
+        return Ok(s.steps);
+    }
+    let n = clauses.len();
+    s.born = vec![0; n];
+    s.dies = vec![u32::MAX; n];
+    // Per lemma (clause index `n + j`): its proof line.
+    let mut line_of: Vec<usize> = Vec::new();
+    let mut last = None;
+    for (i, line) in lines.into_iter().enumerate() {
+        if i.is_multiple_of(1 << 16) {
+            progress(false, i);
+        }
+        let time = u32::try_from(i + 1).map_err(|_| "a proof of more than 2^32 lines")?;
+        s.now = time;
+        let (lemma, delete) = match line? {
+            DrupLine::Add(c) => (c, false),
+            DrupLine::Delete(c) => (c, true),
+        };
+        if let Some(&l) = (lemma.iter()).find(|&&l| l == 0 || l.unsigned_abs() as usize > vars) {
+            return Err(format!("proof line {}: literal {l} out of range", i + 1));
+        }
+        let mut lits = sorted(&lemma);
+        if delete {
+            let idx = present.get_mut(&lits).and_then(|ids| ids.pop());
+            if let Some(idx) = idx {
+                let reason = (s.clauses[idx].iter())
+                    .any(|&c| s.assign[c / 2] != 0 && s.reason[c / 2] == idx);
+                if reason {
+                    present.entry(lits).or_default().push(idx);
+                } else {
+                    s.dies[idx] = time;
+                }
+            }
+            continue;
+        }
+        if lits.windows(2).any(|w| w[0] ^ 1 == w[1]) {
+            // A tautology derives nothing: left out, as if it were not in the proof.
+            continue;
+        }
+        if lits.is_empty() {
+            return Err(format!(
+                "proof line {}: the empty clause, but unit propagation finds no conflict",
+                i + 1
+            ));
+        }
+        present
+            .entry(lits.clone())
+            .or_default()
+            .push(s.clauses.len());
+        line_of.push(i);
+        s.born.push(time);
+        s.dies.push(u32::MAX);
+        // Watch the literals not false first; one left means a unit, none a conflict.
+        lits.sort_by_key(|&c| s.value(c) == -1);
+        let free = lits.iter().take_while(|&&c| s.value(c) != -1).count();
+        let idx = if lits.len() == 1 {
+            units.push(s.clauses.len());
+            s.clauses.push(lits);
+            s.clauses.len() - 1
+        } else {
+            s.attach(lits)
+        };
+        let conflict = match free {
+            0 => Some(idx),
+            1 => {
+                let c = s.clauses[idx][0];
+                if s.value(c) == 0 {
+                    s.enqueue(c, idx);
+                }
+                s.propagate()
+            }
+            _ => None,
+        };
+        if let Some(k) = conflict {
+            let vars: Vec<usize> = s.clauses[k].iter().map(|&c| c / 2).collect();
+            let mut seen = vec![false; s.assign.len()];
+            let mut used = Vec::new();
+            s.level0_closure(&vars, &mut seen, &mut used);
+            used.sort_unstable();
+            let mut hints: Vec<usize> = used.into_iter().map(|(_, r)| r).collect();
+            hints.push(k);
+            last = Some(hints);
+            break;
+        }
+    }
+    let last = last.ok_or("the lemmas end without deriving the empty clause")?;
+    for &c in &s.trail {
+        s.assign[c / 2] = 0;
+    }
+    s.trail.clear();
+    s.head = 0;
+    // Backward: the lemmas that a needed step names, each checked at its own time.
+    let mut needed = vec![false; s.clauses.len()];
+    let mut hints_of: Vec<Option<Vec<usize>>> = vec![None; line_of.len()];
+    for &h in &last {
+        needed[h] = true;
+    }
+    let mut checked = 0usize;
+    for j in (0..line_of.len()).rev() {
+        if !needed[n + j] {
+            continue;
+        }
+        if checked.is_multiple_of(1 << 12) {
+            progress(true, checked);
+        }
+        checked += 1;
+        s.now = s.born[n + j] - 1;
+        let lits = s.clauses[n + j].clone();
+        let used = (s.rup_from_scratch(&lits, &units)).ok_or_else(|| {
+            format!(
+                "proof line {}: not derived by unit propagation",
+                line_of[j] + 1
+            )
+        })?;
+        for &h in &used {
+            needed[h] = true;
+        }
+        hints_of[j] = Some(used);
+    }
+    // The kept lemmas renumbered after the formula, in order.
+    let mut id = vec![0u64; s.clauses.len()];
+    for (h, x) in id.iter_mut().enumerate().take(n) {
+        *x = h as u64 + 1;
+    }
+    let mut next = n as u64;
+    let mut steps = Vec::new();
+    let rename = |hints: &[usize], id: &[u64]| hints.iter().map(|&h| id[h]).collect();
+    for (j, hints) in hints_of.iter().enumerate() {
+        if let Some(hints) = hints {
+            next += 1;
+            id[n + j] = next;
+            let mut clause: Vec<i32> = s.clauses[n + j].iter().map(|&c| dimacs(c)).collect();
+            clause.sort_unstable_by_key(|l| (l.unsigned_abs(), *l));
+            steps.push(ProofStepJson {
+                clause,
+                hints: rename(hints, &id),
+            });
+        }
+    }
+    steps.push(ProofStepJson {
+        clause: Vec::new(),
+        hints: rename(&last, &id),
+    });
+    Ok(steps)
 }
 
 /// Keeps only the steps the last one (the empty clause) depends on, renumbered: a step's
@@ -556,6 +853,150 @@ mod tests {
             refuted > 10 && satisfied > 10,
             "{refuted} refuted, {satisfied} satisfied"
         );
+    }
+
+    /// The lemmas of a refutation without their hints, as another solver's DRUP proof gives
+    /// them.
+    fn lemmas_of(steps: &[ProofStepJson]) -> Vec<Result<DrupLine, String>> {
+        steps
+            .iter()
+            .map(|s| Ok(DrupLine::Add(s.clause.clone())))
+            .collect()
+    }
+
+    #[test]
+    fn hints_of_bare_lemmas_replay() {
+        let mut refuted = 0;
+        for seed in 1..=120u64 {
+            let cnf = random_3cnf(12, 40 + (seed % 30) as usize, seed);
+            let Outcome::Refuted(steps) = solve(cnf.vars, &cnf.clauses, 1 << 20).unwrap() else {
+                continue;
+            };
+            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas_of(&steps), &|_, _| {})
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            check_refutation(&cnf, &hinted).unwrap();
+            let (kept, _) = trim(cnf.clauses.len(), &hinted);
+            check_refutation(&cnf, &kept).unwrap();
+            refuted += 1;
+        }
+        assert!(refuted > 10, "{refuted} refuted");
+        for p in 2..=6 {
+            let cnf = pigeonhole(p);
+            let Ok(Outcome::Refuted(steps)) = solve(cnf.vars, &cnf.clauses, 1 << 20) else {
+                panic!("pigeonhole {p} not refuted");
+            };
+            // Every lemma twice, and a tautology: repeated and useless lemmas are harmless.
+            let mut lemmas = vec![Ok(DrupLine::Add(vec![1, -1]))];
+            for l in lemmas_of(&steps) {
+                lemmas.push(l.clone());
+                lemmas.push(l);
+            }
+            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &|_, _| {}).unwrap();
+            check_refutation(&cnf, &hinted).unwrap();
+        }
+    }
+
+    #[test]
+    fn lemmas_that_propagation_does_not_derive_are_rejected() {
+        // A needed lemma that no propagation derives: `-1` after `1`, in a satisfiable formula
+        // (the two units conflict, so both are needed, and `-1` is checked first); then no
+        // lemma at all.
+        let one = Cnf {
+            vars: 2,
+            clauses: vec![vec![1, 2]],
+        };
+        let lines = vec![Ok(DrupLine::Add(vec![1])), Ok(DrupLine::Add(vec![-1]))];
+        let err = hints_from_rup(one.vars, &one.clauses, lines, &|_, _| {}).unwrap_err();
+        assert!(err.contains("proof line 2: not derived"), "{err}");
+        let cnf = pigeonhole(4);
+        let err = hints_from_rup(cnf.vars, &cnf.clauses, Vec::new(), &|_, _| {}).unwrap_err();
+        assert!(err.contains("without deriving the empty clause"), "{err}");
+        let err = hints_from_rup(
+            cnf.vars,
+            &cnf.clauses,
+            vec![Ok(DrupLine::Add(vec![99]))],
+            &|_, _| {},
+        )
+        .unwrap_err();
+        assert!(err.contains("out of range"), "{err}");
+        let bad = vec![Err("line 7: bad".to_string())];
+        let err = hints_from_rup(cnf.vars, &cnf.clauses, bad, &|_, _| {}).unwrap_err();
+        assert_eq!(err, "line 7: bad");
+        // A lemma whose literal level 0 has made false: its variable's reason is no hint.
+        let cnf = Cnf {
+            vars: 5,
+            clauses: vec![
+                vec![1],
+                vec![-1, 2],
+                vec![-2, -3, 4],
+                vec![-2, -3, -4],
+                vec![3, 5],
+                vec![3, -5],
+            ],
+        };
+        let steps = hints_from_rup(
+            cnf.vars,
+            &cnf.clauses,
+            vec![Ok(DrupLine::Add(vec![-2, -3]))],
+            &|_, _| {},
+        )
+        .unwrap();
+        assert_eq!(steps.len(), 2);
+        check_refutation(&cnf, &steps).unwrap();
+        // A formula refuted by propagation alone needs no lemma.
+        let units = Cnf {
+            vars: 2,
+            clauses: vec![vec![1], vec![-1, 2], vec![-2]],
+        };
+        let steps = hints_from_rup(units.vars, &units.clauses, Vec::new(), &|_, _| {}).unwrap();
+        check_refutation(&units, &steps).unwrap();
+    }
+
+    #[test]
+    fn deletions_stop_propagation_except_of_reasons() {
+        use DrupLine::{Add, Delete};
+        let square = Cnf {
+            vars: 3,
+            clauses: vec![vec![1, 2], vec![1, -2], vec![-1, 3], vec![-1, -3]],
+        };
+        let run = |cnf: &Cnf, lines: Vec<DrupLine>| {
+            hints_from_rup(
+                cnf.vars,
+                &cnf.clauses,
+                lines.into_iter().map(Ok),
+                &|_, _| {},
+            )
+        };
+        // Without a clause that it needs, the lemma is not derived; a clause that is not
+        // present is not deleted.
+        let err = run(&square, vec![Delete(vec![-2, 1]), Add(vec![1])]).unwrap_err();
+        assert!(err.contains("proof line 2: not derived"), "{err}");
+        let steps = run(&square, vec![Delete(vec![2, 3]), Add(vec![1])]).unwrap();
+        check_refutation(&square, &steps).unwrap();
+        // The reason of a level-0 literal stays, and the proof still replays.
+        let chain = Cnf {
+            vars: 5,
+            clauses: vec![
+                vec![1],
+                vec![-1, 2],
+                vec![-2, 3, 4],
+                vec![-2, 3, -4],
+                vec![-3, 5],
+                vec![-3, -5],
+            ],
+        };
+        let steps = run(&chain, vec![Delete(vec![2, -1]), Add(vec![3])]).unwrap();
+        check_refutation(&chain, &steps).unwrap();
+        // A deleted clause propagates no more: without `-3 -5` the unit 3 (derived as
+        // before) meets no conflict, and the lines end without the empty clause.
+        let lines = vec![
+            Add(vec![2]),
+            Delete(vec![2]),
+            Delete(vec![-5, -3]),
+            Add(vec![3]),
+        ];
+        let err = run(&chain, lines).unwrap_err();
+        assert!(err.contains("without deriving the empty clause"), "{err}");
     }
 
     #[test]

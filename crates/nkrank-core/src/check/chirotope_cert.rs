@@ -353,9 +353,39 @@ fn cover_leaves(
     Ok(patterns)
 }
 
-/// Most queries a cover with a clausal refutation may name (on 13 queries the formula has at
-/// most 1,716 variables and about 1.44 million axiom clauses, at rank 6 or 7).
-pub const MAX_CLAUSAL_ROWS: usize = 13;
+/// Most queries a cover with a clausal refutation may name; its formula must also stay within
+/// [`MAX_AXIOM_CLAUSES`].
+pub const MAX_CLAUSAL_ROWS: usize = 16;
+
+/// Most axiom clauses the checker builds for a clausal cover: the size of the formula of 13
+/// queries at rank 6, about 8.7 million literals. Within it: any rank on up to 13 queries,
+/// rank 4 on up to 15 (1,207,207 clauses on 15) and rank 3 on up to 16.
+pub const MAX_AXIOM_CLAUSES: usize = 1_444_873;
+
+/// The number of clauses of [`chirotope_formula`]`(rank, k)` without building it: the unit
+/// clause, 16 for each 3-term Grassmann-Plücker relation (one per `(rank - 2)`-set and four
+/// further elements; 16 of the 64 sign assignments of its six minors break it) and 2 for each
+/// circuit (`(rank + 1)`-set). Saturating, so a huge size stays huge.
+pub fn axiom_clauses(rank: usize, k: usize) -> usize {
+    use crate::chirotope::binomial;
+    let relations = binomial(k, rank.saturating_sub(2))
+        .saturating_mul(binomial(k.saturating_sub(rank.saturating_sub(2)), 4));
+    1usize
+        .saturating_add(relations.saturating_mul(16))
+        .saturating_add(binomial(k, rank + 1).saturating_mul(2))
+}
+
+/// The checks of a clausal cover's size: `k` queries within [`MAX_CLAUSAL_ROWS`] (already
+/// tested by the header) and the formula of rank `r` on them within [`MAX_AXIOM_CLAUSES`].
+fn check_formula_size(r: usize, k: usize) -> Result<(), String> {
+    let clauses = axiom_clauses(r, k);
+    if clauses > MAX_AXIOM_CLAUSES {
+        return Err(format!(
+            "a clausal cover of rank {r} on {k} queries has {clauses} axiom clauses, more than the {MAX_AXIOM_CLAUSES} the checker builds"
+        ));
+    }
+    Ok(())
+}
 
 /// Checks a chirotope cover whose coverage is proved by a refutation of its clausal form
 /// (`crate::clausal`, `docs/PROOFS.md` section 12.10) instead of an enumeration: the leaves as in
@@ -369,6 +399,7 @@ fn check_clausal_cover(
     proof: &[ProofStepJson],
 ) -> Result<(), String> {
     let (r, k) = check_header("cover", MAX_CLAUSAL_ROWS, m, length, rank, j)?;
+    check_formula_size(r, k)?;
     let patterns = cover_leaves(m, length, k, j)?;
     let cnf = cover_formula(r, k, &patterns)?;
     check_refutation(&cnf, proof)
@@ -398,6 +429,7 @@ pub fn clausal_form(rank: u64, j: &CaseTreeJson) -> Result<Cnf, String> {
             "no clausal form for {k} queries and a claim of {rank}"
         ));
     }
+    check_formula_size(rank as usize - 1, k)?;
     let patterns = (j.leaves.iter().enumerate())
         .map(|(idx, leaf)| leaf_patterns(k, leaf).map_err(|e| format!("leaf {idx}: {e}")))
         .collect::<Result<Vec<_>, String>>()?;

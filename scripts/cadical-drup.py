@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Decides a DIMACS CNF file with CaDiCaL 1.9.5 (PyPI package python-sat) and, when it is
+unsatisfiable, writes CaDiCaL's DRUP proof as text, for `nkrank lower chirotopes ... --drup`.
+
+    pip install python-sat
+    python3 scripts/cadical-drup.py F.cnf F.drup
+
+Prints SAT or UNSAT with the time taken; exit status 10 (satisfiable) or 20 (unsatisfiable),
+as SAT solvers report them. The proof is written only for an unsatisfiable formula, first to
+F.drup.part and then renamed, so that a cut run leaves no proof behind."""
+import os
+import sys
+import time
+
+from pysat.formula import CNF
+from pysat.solvers import Cadical195
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: cadical-drup.py FORMULA.cnf PROOF.drup")
+    formula, proof = sys.argv[1], sys.argv[2]
+    start = time.time()
+    cnf = CNF(from_file=formula)
+    with Cadical195(bootstrap_with=cnf.clauses, with_proof=True) as solver:
+        satisfiable = solver.solve()
+        print(f"{'SAT' if satisfiable else 'UNSAT'} after {time.time() - start:.1f} s", flush=True)
+        if satisfiable:
+            sys.exit(10)
+        part = proof + ".part"
+        with open(part, "w") as out:
+            for line in solver.get_proof():
+                out.write(line + "\n")
+        os.replace(part, proof)
+    sys.exit(20)
+
+
+if __name__ == "__main__":
+    main()
