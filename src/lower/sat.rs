@@ -186,12 +186,29 @@ impl Solver {
     }
 
     /// Hints in trail order, the conflicting clause last (identifiers are indices plus one).
-    fn hints(mut used: Vec<(usize, usize)>, conflict: usize) -> Vec<u64> {
+    fn hints(used: Vec<(usize, usize)>, conflict: usize) -> Vec<u64> {
+        let order = Self::trail_order(used, conflict);
+        order.into_iter().map(|r| r as u64 + 1).collect()
+    }
+
+    /// The reasons `used` (with their trail positions) in trail order, once each, then the
+    /// conflicting clause: clause indices, in the order the checker propagates them.
+    fn trail_order(mut used: Vec<(usize, usize)>, conflict: usize) -> Vec<usize> {
         used.sort_unstable();
         used.dedup();
-        let mut h: Vec<u64> = used.iter().map(|&(_, r)| r as u64 + 1).collect();
-        h.push(conflict as u64 + 1);
-        h
+        let mut order: Vec<usize> = used.into_iter().map(|(_, r)| r).collect();
+        order.push(conflict);
+        order
+    }
+
+    /// Unsets every variable: no decision level, nothing to propagate.
+    fn clear(&mut self) {
+        for &c in &self.trail {
+            self.assign[c / 2] = 0;
+        }
+        self.trail.clear();
+        self.trail_lim.clear();
+        self.head = 0;
     }
 
     /// Records a step (a learned clause with its hints).
@@ -321,17 +338,9 @@ impl Solver {
             let vars: Vec<usize> = self.clauses[k].iter().map(|&c| c / 2).collect();
             let mut used = Vec::new();
             self.reason_closure(&vars, &mut seen, &mut used, |_| true);
-            used.sort_unstable();
-            let mut out: Vec<usize> = used.into_iter().map(|(_, r)| r).collect();
-            out.push(k);
-            out
+            Self::trail_order(used, k)
         });
-        for &c in &self.trail {
-            self.assign[c / 2] = 0;
-        }
-        self.trail.clear();
-        self.trail_lim.clear();
-        self.head = 0;
+        self.clear();
         used
     }
 
@@ -618,19 +627,12 @@ pub fn hints_from_rup(
             let mut seen = vec![false; s.assign.len()];
             let mut used = Vec::new();
             s.level0_closure(&vars, &mut seen, &mut used);
-            used.sort_unstable();
-            let mut hints: Vec<usize> = used.into_iter().map(|(_, r)| r).collect();
-            hints.push(k);
-            last = Some(hints);
+            last = Some(Solver::trail_order(used, k));
             break;
         }
     }
     let last = last.ok_or("the lemmas end without deriving the empty clause")?;
-    for &c in &s.trail {
-        s.assign[c / 2] = 0;
-    }
-    s.trail.clear();
-    s.head = 0;
+    s.clear();
     // Backward: the lemmas that a needed step names, each checked at its own time.
     let mut needed = vec![false; s.clauses.len()];
     let mut hints_of: Vec<Option<Vec<usize>>> = vec![None; line_of.len()];
