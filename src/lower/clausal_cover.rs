@@ -187,15 +187,46 @@ pub fn clausal_cover(
         }
         SatRoute::Drup(path) => {
             let lemmas = read_drup(path)?;
-            let shown = |checking: bool, n: usize| {
-                if checking {
-                    eprintln!("{}: {n} needed lemmas checked", path.display());
-                } else {
-                    eprintln!("{}: {n} lines read", path.display());
+            let bar = drup_bar();
+            let shown = |backward: bool, line: usize, checked: usize| {
+                if !backward {
+                    bar.set_position(line as u64);
+                    if bar.is_hidden() && line.is_multiple_of(1 << 20) {
+                        eprintln!("{}: {line} lines read", path.display());
+                    }
+                    return;
+                }
+                // The backward pass starts at the empty clause and ends at line 0.
+                if bar.length().is_none() {
+                    bar.set_length(line as u64);
+                    if let Ok(style) = indicatif::ProgressStyle::with_template(
+                        "{bar:30} {pos}/{len} lines gone back, {msg} ({eta} left)",
+                    ) {
+                        bar.set_style(style);
+                    }
+                }
+                let len = bar.length().unwrap_or(0);
+                bar.set_position(len.saturating_sub(line as u64));
+                bar.set_message(format!("{checked} needed lemmas checked"));
+                if bar.is_hidden() && checked.is_multiple_of(1 << 14) {
+                    eprintln!(
+                        "{}: {checked} needed lemmas checked, back at line {line}",
+                        path.display()
+                    );
                 }
             };
-            super::sat::hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &shown)
-                .map_err(|e| format!("{}: {e}", path.display()))?
+            let steps = super::sat::hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &shown)
+                .map_err(|e| format!("{}: {e}", path.display()));
+            bar.finish_and_clear();
+            let steps = steps?;
+            let literals: usize = steps.iter().map(|s| s.clause.len()).sum();
+            let hints: usize = steps.iter().map(|s| s.hints.len()).sum();
+            eprintln!(
+                "{}: {} steps with hints ({literals} literals, {hints} hints)",
+                path.display(),
+                steps.len()
+            );
+            steps
         }
         SatRoute::Builtin => match solve(cnf.vars, &cnf.clauses, MAX_CONFLICTS)? {
             Outcome::Satisfied(model) => {
@@ -282,6 +313,16 @@ fn dimacs_text(comments: &str, cnf: &crate::clausal::Cnf) -> String {
         out.push_str("0\n");
     }
     out
+}
+
+/// The progress of reading a DRUP proof (a count of lines, then a bar of the lines that the
+/// backward pass has gone back), on standard error; hidden when that is not a terminal.
+fn drup_bar() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::no_length();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {pos} lines read") {
+        bar.set_style(style);
+    }
+    bar
 }
 
 /// The lines of a DRUP proof in text form, in order (comments `c ...` skipped). A binary proof

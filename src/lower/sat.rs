@@ -38,8 +38,9 @@ fn dimacs(c: usize) -> i32 {
 /// The search state.
 struct Solver {
     clauses: Vec<Vec<usize>>,
-    /// Clauses watching each literal code (visited when it becomes false).
-    watches: Vec<Vec<usize>>,
+    /// Clauses watching each literal code (visited when it becomes false), each with a
+    /// *blocker*: another of its literals, which, when true, spares reading the clause.
+    watches: Vec<Vec<(usize, usize)>>,
     /// Per variable: 1 true, -1 false, 0 unset.
     assign: Vec<i8>,
     level: Vec<usize>,
@@ -58,8 +59,14 @@ struct Solver {
     born: Vec<u32>,
     dies: Vec<u32>,
     /// The time at which propagation reads the clauses: only those with
-    /// `born <= now < dies` propagate; the others stay watched for another time.
+    /// `born <= now < dies` propagate. A clause not yet born is dropped from the watch list
+    /// that meets it (only the backward pass of [`hints_from_rup`], whose time runs back,
+    /// meets such clauses); a deleted one stays watched for an earlier time.
     now: u32,
+    /// Per variable: the time at which it was set. The backward pass of [`hints_from_rup`]
+    /// keeps the literals that the forward pass set without assumptions and unsets, when it
+    /// goes back to a time, those set after it (a suffix of the trail).
+    set_at: Vec<u32>,
 }
 
 /// No reason: a decision.
@@ -81,6 +88,7 @@ impl Solver {
         self.level[v] = self.trail_lim.len();
         self.reason[v] = reason;
         self.position[v] = self.trail.len();
+        self.set_at[v] = self.now;
         self.trail.push(c);
     }
 
@@ -88,8 +96,8 @@ impl Solver {
     fn attach(&mut self, lits: Vec<usize>) -> usize {
         let idx = self.clauses.len();
         if lits.len() >= 2 {
-            self.watches[lits[0]].push(idx);
-            self.watches[lits[1]].push(idx);
+            self.watches[lits[0]].push((idx, lits[1]));
+            self.watches[lits[1]].push((idx, lits[0]));
         }
         self.clauses.push(lits);
         idx
@@ -104,12 +112,18 @@ impl Solver {
             let (mut i, mut j) = (0, 0);
             let mut conflict = None;
             while i < ws.len() {
-                let ci = ws[i];
+                let (ci, blocker) = ws[i];
                 i += 1;
-                let present = self.born.get(ci).is_none_or(|&b| b <= self.now)
-                    && self.dies.get(ci).is_none_or(|&d| self.now < d);
-                if !present {
-                    ws[j] = ci;
+                if self.value(blocker) == 1 {
+                    ws[j] = (ci, blocker);
+                    j += 1;
+                    continue;
+                }
+                if self.born.get(ci).is_some_and(|&b| b > self.now) {
+                    continue;
+                }
+                if self.dies.get(ci).is_some_and(|&d| d <= self.now) {
+                    ws[j] = (ci, blocker);
                     j += 1;
                     continue;
                 }
@@ -119,7 +133,7 @@ impl Solver {
                 }
                 let first = c[0];
                 if self.value(first) == 1 {
-                    ws[j] = ci;
+                    ws[j] = (ci, first);
                     j += 1;
                     continue;
                 }
@@ -129,10 +143,10 @@ impl Solver {
                     let c = &mut self.clauses[ci];
                     c.swap(1, k);
                     let w = c[1];
-                    self.watches[w].push(ci);
+                    self.watches[w].push((ci, first));
                     continue;
                 }
-                ws[j] = ci;
+                ws[j] = (ci, first);
                 j += 1;
                 if self.value(first) == -1 {
                     conflict = Some(ci);
@@ -199,16 +213,6 @@ impl Solver {
         let mut order: Vec<usize> = used.into_iter().map(|(_, r)| r).collect();
         order.push(conflict);
         order
-    }
-
-    /// Unsets every variable: no decision level, nothing to propagate.
-    fn clear(&mut self) {
-        for &c in &self.trail {
-            self.assign[c / 2] = 0;
-        }
-        self.trail.clear();
-        self.trail_lim.clear();
-        self.head = 0;
     }
 
     /// Records a step (a learned clause with its hints).
@@ -305,42 +309,70 @@ impl Solver {
         self.head = keep;
     }
 
-    /// The clauses (indices) that derive `lits` (literal codes) by unit propagation from the
-    /// clauses present at time `self.now`, starting from no assignment: its negation is set,
-    /// then the present unit clauses among `units`, then propagation runs. The reasons of every
-    /// propagated literal that the conflict reads, in trail order, and the conflicting clause
-    /// last; `None` if propagation finds no conflict. Leaves nothing assigned.
-    fn rup_from_scratch(&mut self, lits: &[usize], units: &[usize]) -> Option<Vec<usize>> {
-        // The lemma's variables are set by its negation when the checker replays the step:
-        // they are never propagated, so their reasons are never hints.
-        let mut seen = vec![false; self.assign.len()];
-        self.trail_lim.push(0);
-        for &c in lits {
-            seen[c / 2] = true;
-            self.enqueue(c ^ 1, DECISION);
+    /// Unsets the literals set after time `time` (a suffix of the trail, which is set in time
+    /// order); what stays is what propagation without assumptions had set at that time.
+    fn rewind(&mut self, time: u32) {
+        while let Some(&c) = self.trail.last() {
+            if self.set_at[c / 2] <= time {
+                break;
+            }
+            self.assign[c / 2] = 0;
+            self.trail.pop();
         }
-        let mut conflict = None;
-        for &u in units {
-            let present = self.born[u] <= self.now && self.now < self.dies[u];
-            let c = self.clauses[u][0];
-            match self.value(c) {
-                _ if !present => {}
-                1 => {}
-                -1 => {
-                    conflict = Some(u);
-                    break;
-                }
-                _ => self.enqueue(c, u),
+        self.head = self.trail.len();
+    }
+
+    /// Rebuilds the watch lists for the backward pass of [`hints_from_rup`], which goes back
+    /// from time `self.now` to `low`: only the clauses present at some time of that span are
+    /// watched, on their first two literals. Those are the watches that propagation left
+    /// (a clause not present is never touched), valid at the time the clause was last
+    /// present, and so at every earlier time: the trail then is a prefix of that time's, as
+    /// after a backtrack.
+    fn rewatch(&mut self, low: u32) {
+        for w in &mut self.watches {
+            w.clear();
+        }
+        for (idx, c) in self.clauses.iter().enumerate() {
+            if c.len() >= 2 && self.born[idx] <= self.now && low < self.dies[idx] {
+                self.watches[c[0]].push((idx, c[1]));
+                self.watches[c[1]].push((idx, c[0]));
             }
         }
-        let conflict = conflict.or_else(|| self.propagate());
+    }
+
+    /// The clauses (indices) that derive `lits` (literal codes) by unit propagation from the
+    /// clauses present at time `self.now`, whose closure without assumptions is the level-0
+    /// trail: the negation of `lits` is set above it and propagation runs. The reasons of every
+    /// propagated literal that the conflict reads, at either level, in trail order, and the
+    /// conflicting clause last; `None` if propagation finds no conflict. Leaves level 0 as it
+    /// was.
+    fn rup_at_level0(&mut self, lits: &[usize]) -> Option<Vec<usize>> {
+        // The lemma's variables are set by its negation when the checker replays the step:
+        // their reasons are never hints. A lemma literal true at level 0 conflicts with its
+        // negation at once: the reason that set it is the conflicting clause.
+        let mut seen = vec![false; self.assign.len()];
+        for &c in lits {
+            seen[c / 2] = true;
+        }
+        let mut conflict = (lits.iter())
+            .find(|&&c| self.value(c) == 1)
+            .map(|&c| self.reason[c / 2]);
+        self.trail_lim.push(self.trail.len());
+        if conflict.is_none() {
+            for &c in lits {
+                if self.value(c) == 0 {
+                    self.enqueue(c ^ 1, DECISION);
+                }
+            }
+            conflict = self.propagate();
+        }
         let used = conflict.map(|k| {
             let vars: Vec<usize> = self.clauses[k].iter().map(|&c| c / 2).collect();
             let mut used = Vec::new();
             self.reason_closure(&vars, &mut seen, &mut used, |_| true);
             Self::trail_order(used, k)
         });
-        self.clear();
+        self.backtrack(0);
         used
     }
 
@@ -397,6 +429,7 @@ fn load(vars: usize, clauses: &[Vec<i32>]) -> Result<Loaded, String> {
         born: Vec::new(),
         dies: Vec::new(),
         now: 0,
+        set_at: vec![0; vars],
     };
     let mut units = Vec::new();
     for (i, c) in clauses.iter().enumerate() {
@@ -516,16 +549,20 @@ pub enum DrupLine {
 /// its literals (then it is ignored). Backward, each lemma that a later needed step names is
 /// derived by unit propagation from the clauses present just before its line, and its hints
 /// are the reasons that propagation read, in trail order, the conflicting clause last (as
-/// [`solve`] writes them). Fails on a needed lemma that unit propagation does not derive (a
-/// RAT step, which the checker does not accept), on a literal out of range, on an error item
-/// of `lines` (returned as it is), or when the lines end without a conflict; "proof line N"
-/// in a message counts the items of `lines`. `progress(false, n)` is called every 2^16 lines
-/// read, `progress(true, n)` every 2^12 lemmas checked.
+/// [`solve`] writes them). The literals set without assumptions are not derived again for
+/// each lemma: the pass keeps the forward pass's trail and, going back to a line, unsets the
+/// literals set after it, as drat-trim does; it watches only the clauses present within the
+/// next lemmas. Fails on a needed lemma that unit propagation does not derive (a RAT step,
+/// which the checker does not accept), on a literal out of range, on an error item of `lines`
+/// (returned as it is), or when the lines end without a conflict; "proof line N" in a message
+/// counts the items of `lines`. `progress(false, line, 0)` is called every 2^16
+/// lines read, and `progress(true, line, n)` every 2^10 lemmas checked, `line` being where
+/// the backward pass stands (it ends at 0) and `n` the lemmas checked so far.
 pub fn hints_from_rup(
     vars: usize,
     clauses: &[Vec<i32>],
     lines: impl IntoIterator<Item = Result<DrupLine, String>>,
-    progress: &dyn Fn(bool, usize),
+    progress: &dyn Fn(bool, usize, usize),
 ) -> Result<Vec<ProofStepJson>, String> {
     let sorted = |c: &[i32]| -> Vec<usize> {
         let mut lits: Vec<usize> = c.iter().map(|&l| code(l)).collect();
@@ -535,13 +572,8 @@ pub fn hints_from_rup(
     };
     // The clauses present by their sorted literals, for deletions.
     let mut present: std::collections::HashMap<Vec<usize>, Vec<usize>> = Default::default();
-    let mut units = Vec::new();
     for (idx, c) in clauses.iter().enumerate() {
-        let lits = sorted(c);
-        if lits.len() == 1 {
-            units.push(idx);
-        }
-        present.entry(lits).or_default().push(idx);
+        present.entry(sorted(c)).or_default().push(idx);
     }
     let mut s = match load(vars, clauses)? {
         Loaded::Ready(s) => s,
@@ -552,14 +584,18 @@ pub fn hints_from_rup(
         return Ok(s.steps);
     }
     let n = clauses.len();
-    s.born = vec![0; n];
+    // A tautology of the formula is never present (`load` left it unwatched).
+    let tautology = |c: &Vec<usize>| c.windows(2).any(|w| w[0] ^ 1 == w[1]);
+    s.born = (s.clauses.iter())
+        .map(|c| if tautology(c) { u32::MAX } else { 0 })
+        .collect();
     s.dies = vec![u32::MAX; n];
     // Per lemma (clause index `n + j`): its proof line.
     let mut line_of: Vec<usize> = Vec::new();
     let mut last = None;
     for (i, line) in lines.into_iter().enumerate() {
         if i.is_multiple_of(1 << 16) {
-            progress(false, i);
+            progress(false, i, 0);
         }
         let time = u32::try_from(i + 1).map_err(|_| "a proof of more than 2^32 lines")?;
         s.now = time;
@@ -605,7 +641,6 @@ pub fn hints_from_rup(
         lits.sort_by_key(|&c| s.value(c) == -1);
         let free = lits.iter().take_while(|&&c| s.value(c) != -1).count();
         let idx = if lits.len() == 1 {
-            units.push(s.clauses.len());
             s.clauses.push(lits);
             s.clauses.len() - 1
         } else {
@@ -632,7 +667,8 @@ pub fn hints_from_rup(
         }
     }
     let last = last.ok_or("the lemmas end without deriving the empty clause")?;
-    s.clear();
+    // Only the level-0 trail stays: the backward pass goes back in time from it.
+    s.backtrack(0);
     // Backward: the lemmas that a needed step names, each checked at its own time.
     let mut needed = vec![false; s.clauses.len()];
     let mut hints_of: Vec<Option<Vec<usize>>> = vec![None; line_of.len()];
@@ -640,17 +676,28 @@ pub fn hints_from_rup(
         needed[h] = true;
     }
     let mut checked = 0usize;
+    // The watch lists hold the clauses present back to `low`, rebuilt every `SPAN` lemmas:
+    // most lemmas of a long proof are deleted soon, and a watch list that kept them all
+    // would make propagation read mostly clauses that are not present. (The unit tests
+    // rebuild every few lemmas, so that their short proofs cross many rebuilds.)
+    const SPAN: usize = if cfg!(test) { 3 } else { 1 << 14 };
+    let mut low = u32::MAX;
     for j in (0..line_of.len()).rev() {
         if !needed[n + j] {
             continue;
         }
-        if checked.is_multiple_of(1 << 12) {
-            progress(true, checked);
+        if checked.is_multiple_of(1 << 10) {
+            progress(true, line_of[j], checked);
         }
         checked += 1;
         s.now = s.born[n + j] - 1;
+        s.rewind(s.now);
+        if s.now < low {
+            low = s.born[n + j.saturating_sub(SPAN)] - 1;
+            s.rewatch(low);
+        }
         let lits = s.clauses[n + j].clone();
-        let used = (s.rup_from_scratch(&lits, &units)).ok_or_else(|| {
+        let used = (s.rup_at_level0(&lits)).ok_or_else(|| {
             format!(
                 "proof line {}: not derived by unit propagation",
                 line_of[j] + 1
@@ -874,7 +921,7 @@ mod tests {
             let Outcome::Refuted(steps) = solve(cnf.vars, &cnf.clauses, 1 << 20).unwrap() else {
                 continue;
             };
-            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas_of(&steps), &|_, _| {})
+            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas_of(&steps), &|_, _, _| {})
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             check_refutation(&cnf, &hinted).unwrap();
             let (kept, _) = trim(cnf.clauses.len(), &hinted);
@@ -893,7 +940,7 @@ mod tests {
                 lemmas.push(l.clone());
                 lemmas.push(l);
             }
-            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &|_, _| {}).unwrap();
+            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &|_, _, _| {}).unwrap();
             check_refutation(&cnf, &hinted).unwrap();
         }
     }
@@ -908,21 +955,21 @@ mod tests {
             clauses: vec![vec![1, 2]],
         };
         let lines = vec![Ok(DrupLine::Add(vec![1])), Ok(DrupLine::Add(vec![-1]))];
-        let err = hints_from_rup(one.vars, &one.clauses, lines, &|_, _| {}).unwrap_err();
+        let err = hints_from_rup(one.vars, &one.clauses, lines, &|_, _, _| {}).unwrap_err();
         assert!(err.contains("proof line 2: not derived"), "{err}");
         let cnf = pigeonhole(4);
-        let err = hints_from_rup(cnf.vars, &cnf.clauses, Vec::new(), &|_, _| {}).unwrap_err();
+        let err = hints_from_rup(cnf.vars, &cnf.clauses, Vec::new(), &|_, _, _| {}).unwrap_err();
         assert!(err.contains("without deriving the empty clause"), "{err}");
         let err = hints_from_rup(
             cnf.vars,
             &cnf.clauses,
             vec![Ok(DrupLine::Add(vec![99]))],
-            &|_, _| {},
+            &|_, _, _| {},
         )
         .unwrap_err();
         assert!(err.contains("out of range"), "{err}");
         let bad = vec![Err("line 7: bad".to_string())];
-        let err = hints_from_rup(cnf.vars, &cnf.clauses, bad, &|_, _| {}).unwrap_err();
+        let err = hints_from_rup(cnf.vars, &cnf.clauses, bad, &|_, _, _| {}).unwrap_err();
         assert_eq!(err, "line 7: bad");
         // A lemma whose literal level 0 has made false: its variable's reason is no hint.
         let cnf = Cnf {
@@ -940,7 +987,7 @@ mod tests {
             cnf.vars,
             &cnf.clauses,
             vec![Ok(DrupLine::Add(vec![-2, -3]))],
-            &|_, _| {},
+            &|_, _, _| {},
         )
         .unwrap();
         assert_eq!(steps.len(), 2);
@@ -950,8 +997,64 @@ mod tests {
             vars: 2,
             clauses: vec![vec![1], vec![-1, 2], vec![-2]],
         };
-        let steps = hints_from_rup(units.vars, &units.clauses, Vec::new(), &|_, _| {}).unwrap();
+        let steps = hints_from_rup(units.vars, &units.clauses, Vec::new(), &|_, _, _| {}).unwrap();
         check_refutation(&units, &steps).unwrap();
+    }
+
+    /// Larger random formulas, whose refutations learn units on the way (the backward pass
+    /// then unsets part of the level-0 trail for each earlier lemma), with every lemma deleted
+    /// right after the last step that names it and formula clauses that no step names deleted
+    /// at once, as a solver that deletes eagerly writes its proof: the hints replay.
+    #[test]
+    fn eager_deletions_and_learned_units_replay() {
+        use DrupLine::{Add, Delete};
+        let mut refuted = 0;
+        for seed in 1..=40u64 {
+            let cnf = random_3cnf(60, 275, seed);
+            let Outcome::Refuted(steps) = solve(cnf.vars, &cnf.clauses, 1 << 20).unwrap() else {
+                continue;
+            };
+            let n = cnf.clauses.len();
+            // For each clause (formula, then steps), the last step that names it.
+            let mut last_use = vec![None; n + steps.len()];
+            for (j, step) in steps.iter().enumerate() {
+                for &h in &step.hints {
+                    last_use[h as usize - 1] = Some(j);
+                }
+            }
+            let mut lines: Vec<DrupLine> = (0..n)
+                .filter(|&i| last_use[i].is_none())
+                .map(|i| Delete(cnf.clauses[i].clone()))
+                .collect();
+            let mut units = 0;
+            for (j, step) in steps.iter().enumerate() {
+                lines.push(Add(step.clause.clone()));
+                units += usize::from(step.clause.len() == 1);
+                for (i, used) in last_use.iter().enumerate() {
+                    if *used == Some(j) && i < n + j {
+                        let clause = if i < n {
+                            &cnf.clauses[i]
+                        } else {
+                            &steps[i - n].clause
+                        };
+                        lines.push(Delete(clause.clone()));
+                    }
+                }
+            }
+            let hinted = hints_from_rup(
+                cnf.vars,
+                &cnf.clauses,
+                lines.into_iter().map(Ok),
+                &|_, _, _| {},
+            )
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            check_refutation(&cnf, &hinted).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            refuted += usize::from(units > 1);
+        }
+        assert!(
+            refuted > 10,
+            "{refuted} refutations learned two units or more"
+        );
     }
 
     #[test]
@@ -966,7 +1069,7 @@ mod tests {
                 cnf.vars,
                 &cnf.clauses,
                 lines.into_iter().map(Ok),
-                &|_, _| {},
+                &|_, _, _| {},
             )
         };
         // Without a clause that it needs, the lemma is not derived; a clause that is not
