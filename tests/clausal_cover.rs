@@ -304,3 +304,28 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
     assert!(err.contains("without deriving the empty clause"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A set decided in an earlier run (its line in the state file) is skipped by a rerun with the
+/// built-in solver, but not when its formula is asked for by name (`--write-cnf`).
+#[test]
+fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
+    use nkrank::lower::runs::chirotopes_run;
+    let dir = std::env::temp_dir().join(format!("nkrank-rerun-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let state = dir.join("state");
+    let run = |route| {
+        chirotopes_run(
+            6, 9, 3, PRISM, true, true, false, "0/1", &dir, &state, route,
+        )
+    };
+    run(SatRoute::Builtin).unwrap();
+    let cert = dir.join("len3/m06-lower-r4-case-tree.json.gz");
+    std::fs::remove_file(&cert).unwrap();
+    run(SatRoute::Builtin).unwrap();
+    assert!(!cert.exists(), "a decided set is not redone");
+    let cnf = dir.join("prism.cnf");
+    run(SatRoute::WriteCnf(&cnf)).unwrap();
+    let text = std::fs::read_to_string(&cnf).unwrap();
+    assert!(text.starts_with("p cnf 84 "), "{:.40}", text);
+    let _ = std::fs::remove_dir_all(&dir);
+}

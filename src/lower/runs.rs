@@ -558,7 +558,9 @@ pub fn chirotopes_run(
         .unwrap_or_default();
     let mut tried = 0usize;
     for &idx in &mine {
-        if done.contains_key(&idx) {
+        // A set decided in an earlier run is skipped, unless another solver's route was asked
+        // for it by name (its formula to write, or its proof to read).
+        if done.contains_key(&idx) && matches!(route, SatRoute::Builtin) {
             bar.inc(1);
             continue;
         }
@@ -698,6 +700,12 @@ pub fn chirotopes_run(
         }
     }
     bar.finish_and_clear();
+    // A set that closed every chirotope in an earlier run wrote its certificate then.
+    let earlier = (mine.iter()).find_map(|i| done.get(i).filter(|e| e.3 == 0).map(|e| (i, e)));
+    if let Some((idx, (label, ..))) = earlier {
+        eprintln!("m = {m}, k = {k}, shard {si}/{sn}: set {idx} [{label}] closes every chirotope, as an earlier run found ({}); its certificate was written then (remove that line of the state file to compute it again)", spath.display());
+        return Ok(());
+    }
     eprintln!("m = {m}, k = {k}, shard {si}/{sn}: {tried} sets tried now, none closes every chirotope; best closes {} of {} ([{}])", best.0, best.1, best.2);
     Ok(())
 }
