@@ -273,6 +273,43 @@ fn oversized_content_is_refused_while_reading() {
 }
 
 #[test]
+fn max_mib_moves_the_size_cap_both_ways() {
+    let dir = scratch("cap");
+    // Past the format's cap by 2 MiB of spaces: with a cap of 128 MiB it is read whole and
+    // refused for what it is (an unfinished string), not for its size.
+    let p = dir.join("long.json.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&p).unwrap(),
+        flate2::Compression::best(),
+    );
+    enc.write_all(b"{\"format\": \"").unwrap();
+    let cap = nkrank_core::cert::io::MAX_CERTIFICATE_BYTES as usize;
+    for _ in 0..(cap >> 20) + 2 {
+        enc.write_all(&[b' '; 1 << 20]).unwrap();
+    }
+    enc.finish().unwrap();
+    let (code, text) = run(&[&p]);
+    assert!(code == 1 && text.contains("64 MiB"), "{text}");
+    let (code, text) = run(&[Path::new("--max-mib"), Path::new("128"), &p]);
+    assert!(code == 1 && !text.contains("larger than"), "{text}");
+    assert!(text.contains("EOF"), "{text}");
+    // A committed certificate of 2.3 MB of JSON: refused under a cap of 1 MiB, which the
+    // message names as this check's, and accepted under the default.
+    let model =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3/m08-upper-r6-model.json.gz");
+    let (code, text) = run(&[Path::new("--max-mib"), Path::new("1"), &model]);
+    assert!(
+        code == 1 && text.contains("the cap of this check"),
+        "{text}"
+    );
+    let (code, text) = run(&[&model]);
+    assert_eq!(code, 0, "{text}");
+    // Zero is no cap.
+    let (code, text) = run(&[Path::new("--max-mib"), Path::new("0"), &model]);
+    assert_eq!(code, 2, "{text}");
+}
+
+#[test]
 fn only_regular_files_are_read() {
     let dir = scratch("links");
     let good =

@@ -5,7 +5,9 @@
 //! no certificate found).
 
 use clap::Parser;
-use nkrank_core::check::report::{all_good, check_file, collect_files, json_report, text_report};
+use nkrank_core::check::report::{
+    all_good, check_file_within, collect_files, json_report, text_report,
+};
 use nkrank_core::check::CheckOptions;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -29,6 +31,11 @@ struct Args {
     /// Compute the exact maximal error of model certificates with m up to this value.
     #[arg(long, default_value_t = 8)]
     max_error_m: u32,
+    /// Largest JSON text to read, in MiB after decompression. The certificate format caps a
+    /// file at 64; a larger value checks a file beyond that cap (a refutation of millions of
+    /// steps), with memory about 3 times the JSON text.
+    #[arg(long, value_name = "MIB", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=1 << 20))]
+    max_mib: u64,
 }
 
 fn main() -> ExitCode {
@@ -52,7 +59,10 @@ fn main() -> ExitCode {
     let opts = CheckOptions {
         max_error_up_to_m: args.max_error_m,
     };
-    let results: Vec<_> = files.par_iter().map(|f| check_file(f, opts)).collect();
+    let cap = args.max_mib << 20;
+    let results: Vec<_> = (files.par_iter())
+        .map(|f| check_file_within(f, opts, cap))
+        .collect();
     if args.json {
         println!("{}", json_report(&results));
     } else {

@@ -46,11 +46,20 @@ pub fn read_stored(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
 /// The certificate text inside stored bytes: gzip (recognized by its magic bytes, one member
 /// and nothing after it) or plain, at most [`MAX_CERTIFICATE_BYTES`] after decompression.
 pub fn decode(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
+    decode_within(raw, MAX_CERTIFICATE_BYTES)
+}
+
+/// [`decode`] with the cap `cap` instead of the format's.
+pub fn decode_within(raw: &[u8], cap: u64) -> Result<std::borrow::Cow<'_, [u8]>, String> {
     let too_large = || {
-        format!("the JSON text is larger than {MAX_CERTIFICATE_BYTES} bytes (64 MiB), the size cap of the certificate format")
+        if cap == MAX_CERTIFICATE_BYTES {
+            format!("the JSON text is larger than {MAX_CERTIFICATE_BYTES} bytes (64 MiB), the size cap of the certificate format")
+        } else {
+            format!("the JSON text is larger than {cap} bytes, the cap of this check")
+        }
     };
     if !raw.starts_with(&[0x1f, 0x8b]) {
-        if raw.len() as u64 > MAX_CERTIFICATE_BYTES {
+        if raw.len() as u64 > cap {
             return Err(too_large());
         }
         return Ok(std::borrow::Cow::Borrowed(raw));
@@ -58,10 +67,10 @@ pub fn decode(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
     let mut out = Vec::new();
     let mut dec = flate2::bufread::GzDecoder::new(raw);
     (&mut dec)
-        .take(MAX_CERTIFICATE_BYTES + 1)
+        .take(cap.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(|e| format!("corrupt gzip stream: {e}"))?;
-    if out.len() as u64 > MAX_CERTIFICATE_BYTES {
+    if out.len() as u64 > cap {
         return Err(too_large());
     }
     // One gzip member and nothing after it: trailing bytes would be unchecked data.
@@ -73,8 +82,13 @@ pub fn decode(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, String> {
 
 /// Reads the certificate text of a file (stored bytes capped, then [`decode`]).
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, String> {
-    let raw = read_stored(path, MAX_CERTIFICATE_BYTES)?;
-    Ok(decode(&raw)?.into_owned())
+    read_bytes_within(path, MAX_CERTIFICATE_BYTES)
+}
+
+/// [`read_bytes`] with the cap `cap` (stored bytes and JSON text) instead of the format's.
+pub fn read_bytes_within(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    let raw = read_stored(path, cap)?;
+    Ok(decode_within(&raw, cap)?.into_owned())
 }
 
 /// Reads and parses a certificate file; gzip is recognized by its magic bytes.

@@ -3,7 +3,7 @@
 
 use super::table::{build_table, TableRow};
 use super::{check, CheckOptions, Proven};
-use crate::cert::io::{parse_certificate, read_bytes};
+use crate::cert::io::{parse_certificate, read_bytes_within, MAX_CERTIFICATE_BYTES};
 use crate::rational::format_q;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -72,8 +72,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> 
 /// Reads and checks one file. A panic inside the check (which would be a bug) is turned into a
 /// rejection rather than taking the whole run down.
 pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
+    check_file_within(path, opts, MAX_CERTIFICATE_BYTES)
+}
+
+/// [`check_file`] reading at most `max_json_bytes` of JSON text instead of the format's cap
+/// (`nkrank-check --max-mib`, for a file beyond that cap).
+pub fn check_file_within(path: &Path, opts: CheckOptions, max_json_bytes: u64) -> FileResult {
     let outcome = std::panic::catch_unwind(|| {
-        read_bytes(path)
+        read_bytes_within(path, max_json_bytes)
             .and_then(|bytes| parse_certificate(&bytes))
             .and_then(|c| check(&c, opts))
     })
