@@ -7,11 +7,11 @@
 #   bash scripts/m07-lower-r5.sh [DIR]                # default DIR: m07-lower
 #
 # About an hour on 2 cores (build, circuit splits 2 min, CaDiCaL 22 min, hints 30 min, check
-# 10 s; 51 min in a fresh clone beside a CI run) and 8.2 GB of memory at the peak. The certificate (112 MB gzip, 611 MB of JSON) is beyond
-# the format's cap of 64 MiB, so it is not in certificates/ and nkrank-check reads it with
-# --max-mib 1024. Each stage is skipped when its file exists, so a cut run resumes; every
-# file is written whole or not at all. Prints the SHA-256 of the formula, the proof and the
-# certificate, to compare with docs/CASE_TREES.md.
+# 10 s; 51 min in a fresh clone beside a CI run) and 8.2 GB of memory at the peak. The
+# certificate (112 MB gzip, 611 MB of JSON) is beyond the format's cap of 64 MiB, so it is not
+# in certificates/ and nkrank-check reads it with --max-mib 1024. Each stage is skipped when
+# its file exists, so a cut run resumes; every file is written whole or not at all. Prints the
+# SHA-256 of the formula, the proof and the certificate, to compare with docs/CASE_TREES.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
