@@ -95,12 +95,18 @@ impl Solver {
     /// Adds a clause (literals deduplicated, at least two, first two watched); returns its index.
     fn attach(&mut self, lits: Vec<usize>) -> usize {
         let idx = self.clauses.len();
-        if lits.len() >= 2 {
-            self.watches[lits[0]].push((idx, lits[1]));
-            self.watches[lits[1]].push((idx, lits[0]));
-        }
         self.clauses.push(lits);
+        self.watch(idx);
         idx
+    }
+
+    /// Watches clause `idx` on its first two literals, each the other's blocker (a unit clause
+    /// is not watched).
+    fn watch(&mut self, idx: usize) {
+        if let [a, b, ..] = self.clauses[idx][..] {
+            self.watches[a].push((idx, b));
+            self.watches[b].push((idx, a));
+        }
     }
 
     /// Unit propagation; the index of a conflicting clause, if any.
@@ -332,10 +338,9 @@ impl Solver {
         for w in &mut self.watches {
             w.clear();
         }
-        for (idx, c) in self.clauses.iter().enumerate() {
-            if c.len() >= 2 && self.born[idx] <= self.now && low < self.dies[idx] {
-                self.watches[c[0]].push((idx, c[1]));
-                self.watches[c[1]].push((idx, c[0]));
+        for idx in 0..self.clauses.len() {
+            if self.born[idx] <= self.now && low < self.dies[idx] {
+                self.watch(idx);
             }
         }
     }
