@@ -79,19 +79,20 @@ class Ansatz:
         self.classes = [Classes(self, q) for q in self.rows]
         # A class row's features are symmetric too (the permutations that fix the row permute
         # its features): one value for the tied coordinates in the row, one for those out of
-        # it, the same for the untied ones, and the shared features. `expand[i]` maps these
-        # 4 + shared numbers to the row's r features.
+        # it, the same for the untied ones, and the shared features.
         self.free = 4 + shared
-        self.expand = []
-        for q in self.rows:
-            e = np.zeros((self.r, self.free))
-            for c in range(self.a):
-                e[c, 0 if q >> c & 1 else 1] = 1.0
-            for j in range(self.gb):
-                e[self.a + j, 2 if q >> (self.a + j) & 1 else 3] = 1.0
-            for f in range(shared):
-                e[self.a + self.gb + f, 4 + f] = 1.0
-            self.expand.append(e)
+        self.expand = [self.expansion(q) for q in self.rows]
+
+    def expansion(self, q):
+        """The matrix that maps the `4 + shared` free numbers of row `q` to its `r` features."""
+        e = np.zeros((self.r, self.free))
+        for c in range(self.a):
+            e[c, 0 if q >> c & 1 else 1] = 1.0
+        for j in range(self.gb):
+            e[self.a + j, 2 if q >> (self.a + j) & 1 else 3] = 1.0
+        for f in range(self.t):
+            e[self.a + self.gb + f, 4 + f] = 1.0
+        return e
 
     def keys(self, p):
         return p[self.idx]
@@ -101,13 +102,12 @@ class Ansatz:
         fall with the untied coordinates of the key, each entry jittered."""
         p = np.zeros(self.params)
         for x in range(2):
+            base = 1.0 if x == 0 else np.exp(-4)
             for i in range(self.a):
                 for j in range(self.b + 1):
-                    base = 1.0 if x == 0 else np.exp(-4)
                     p[(x * self.a + i) * (self.b + 1) + j] = base * np.exp(rng.uniform(-0.3, 0.3))
             for j in range(self.gb):
                 for i in range(self.a + 1):
-                    base = 1.0 if x == 0 else np.exp(-4)
                     k = self.n_gap + (x * self.b + j) * (self.a + 1) + i
                     p[k] = base * np.exp(rng.uniform(-0.3, 0.3))
         first = self.n_gap + self.n_gap_untied
@@ -203,6 +203,8 @@ def row_constraints(cl, ker, wcol, mucol, lamcol, lam0, out, first, delta=None):
             cq, vq, kq = side(np.array([cl.q]), sign, tau)  # S_q + S_a + mu >= delta
             ca, va, ka = side(at, sign, tau)
             ones = np.ones((len(at), 1))
+            # Without a margin the last column repeats `mu` with coefficient 0 (an explicit
+            # zero that HiGHS sees; kept so that the runs of docs/UPPER_BOUNDS.md reproduce).
             extra = (delta if delta is not None else mu) * ones.astype(np.int64)
             add(
                 np.concatenate([mu * ones.astype(np.int64), np.repeat(cq, len(at), 0), ca, extra], 1),
@@ -327,33 +329,24 @@ def step(ans, p0, us0, lam0, rho, eps=1e-3):
 
 
 def full_model(ans, p, us):
-    """Every query's features from its class row (the permutation of the tied coordinates
-    that takes the class row to the query carries the features along)."""
-    n, r = ans.n, ans.r
-    v = ans.keys(p)
-    u = np.zeros((n, r))
-    cls = {}
-    for i, q in enumerate(ans.rows):
-        cls[(bin(q & ((1 << ans.a) - 1)).count("1"), bin(q >> ans.a).count("1"))] = i
-    for q in range(n):
-        held = [c for c in ans.tied if q >> c & 1]
-        order = held + [c for c in ans.tied if not q >> c & 1]
-        ur = us[cls[(len(held), bin(q >> ans.a).count("1"))]]
-        for j, c in enumerate(order):
-            u[q, c] = ur[j]
-        held = [c for c in ans.untied if q >> c & 1]
-        order = held + [c for c in ans.untied if not q >> c & 1]
-        for j, c in enumerate(order[: ans.gb]):
-            u[q, c] = ur[ans.a + j]
-        u[q, ans.a + ans.gb :] = ur[ans.a + ans.gb :]
-    return u, v
+    """Every query's features: those of its class row (the same counts of tied and untied
+    coordinates) placed on its own coordinates by [`Ansatz.expansion`]."""
+    tied = (1 << ans.a) - 1
+    cls = {(bin(q & tied).count("1"), bin(q >> ans.a).count("1")): i for i, q in enumerate(ans.rows)}
+    u = np.array(
+        [
+            ans.expansion(q) @ us[cls[(bin(q & tied).count("1"), bin(q >> ans.a).count("1"))]]
+            for q in range(ans.n)
+        ]
+    )
+    return u, ans.keys(p)
 
 
 def write_nkfm(path, ans, p, us):
     # No entry exactly 0: a kernel that vanishes on a token would leave sequences without a
     # denominator once rounded (docs/PROOFS.md, L3).
     p = p + 1e-5 * p.max()
-    us = [e @ (x + 1e-5 * x.max()) for x, e in zip(us, ans.expand)]
+    us = [x + 1e-5 * x.max() for x in us]
     u, v = full_model(ans, p, us)
     n = ans.n
     g = np.zeros((n, n))
