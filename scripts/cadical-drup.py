@@ -3,7 +3,10 @@
 unsatisfiable, writes CaDiCaL's DRUP proof as text, for `nkrank lower chirotopes ... --drup`.
 
     pip install python-sat
-    python3 scripts/cadical-drup.py F.cnf F.drup
+    python3 scripts/cadical-drup.py [--unsat] F.cnf F.drup
+
+`--unsat` sets the two options that CaDiCaL's own configuration for unsatisfiable formulas
+(`cadical --unsat`) sets, no stabilising phases and no local search (`stabilize=0`, `walk=0`).
 
 Prints SAT or UNSAT with the time taken; exit status 10 (satisfiable) or 20 (unsatisfiable),
 as SAT solvers report them. The proof is written only for an unsatisfiable formula, first to
@@ -17,12 +20,21 @@ from pysat.solvers import Cadical195
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: cadical-drup.py FORMULA.cnf PROOF.drup")
-    formula, proof = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    unsat = args[:1] == ["--unsat"]
+    if unsat:
+        args = args[1:]
+    if len(args) != 2:
+        sys.exit("usage: cadical-drup.py [--unsat] FORMULA.cnf PROOF.drup")
+    formula, proof = args
     start = time.time()
     cnf = CNF(from_file=formula)
-    with Cadical195(bootstrap_with=cnf.clauses, with_proof=True) as solver:
+    # With --unsat the options are set before the first clause, as CaDiCaL requires; without
+    # it the solver is built as before, so that earlier proofs are reproduced byte for byte.
+    with Cadical195(bootstrap_with=None if unsat else cnf.clauses, with_proof=True) as solver:
+        if unsat:
+            solver.configure({"stabilize": 0, "walk": 0})
+            solver.append_formula(cnf.clauses)
         satisfiable = solver.solve()
         print(f"{'SAT' if satisfiable else 'UNSAT'} after {time.time() - start:.1f} s", flush=True)
         if satisfiable:
