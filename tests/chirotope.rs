@@ -65,6 +65,7 @@ fn pairs_chirotope_certificate_of(n: usize) -> CertificateFile {
             queries: rows,
             leaves,
             proof: None,
+            proof_packed: None,
         },
     )
 }
@@ -365,6 +366,7 @@ fn pairs_cover_certificate() -> CertificateFile {
             queries: rows,
             leaves,
             proof: None,
+            proof_packed: None,
         },
     )
 }

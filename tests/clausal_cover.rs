@@ -96,6 +96,81 @@ fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
 }
 
 #[test]
+fn the_packed_spelling_of_the_prism_checks_and_tampering_is_rejected() {
+    use nkrank::cert::packed_proof::{pack_proof, unpack_proof};
+    let rows = binary_tokens(PRISM).unwrap();
+    let plain = case_tree_certificate(6, 4, proved(6, &rows, 3));
+    let cnf =
+        nkrank::check::chirotope_cert::clausal_form(4, plain.case_tree.as_ref().unwrap()).unwrap();
+    let n = cnf.clauses.len();
+    let steps = tree(&mut plain.clone()).proof.clone().unwrap();
+    let text = pack_proof(&steps, n).unwrap();
+    // The packed spelling lists a lemma's literals by increasing variable.
+    let mut sorted = steps.clone();
+    for s in &mut sorted {
+        s.clause.sort_unstable_by_key(|l| l.unsigned_abs());
+    }
+    assert!(unpack_proof(&text, n).unwrap() == sorted);
+    let mut good = plain.clone();
+    tree(&mut good).proof = None;
+    tree(&mut good).proof_packed = Some(text.clone());
+    check(&good, CheckOptions::default()).unwrap();
+    // Through the file: written, read back, checked.
+    let path = std::env::temp_dir().join(format!("nkrank-packed-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(&good).unwrap()).unwrap();
+    let read = nkrank::cert::io::read_certificate(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    check(&read, CheckOptions::default()).unwrap();
+    // Exported for other checkers as the unpacked proof is: the same formula, one LRAT line
+    // per step.
+    let (dimacs, lrat) = nkrank::lower::clausal_cover::clausal_texts(&good).unwrap();
+    assert_eq!(
+        dimacs,
+        nkrank::lower::clausal_cover::clausal_texts(&plain)
+            .unwrap()
+            .0
+    );
+    assert_eq!(lrat.lines().count(), steps.len());
+    assert_rejected(&good, "both spellings", &|c| {
+        tree(c).proof = Some(steps.clone());
+    });
+    assert_rejected(&good, "the last step cut", &|c| {
+        let short = pack_proof(&steps[..steps.len() - 1], n).unwrap();
+        tree(c).proof_packed = Some(short);
+    });
+    assert_rejected(&good, "a middle hint moved by one clause", &|c| {
+        let mut bad = steps.clone();
+        let h = &mut bad[steps.len() / 2].hints[0];
+        *h = if *h > 1 { *h - 1 } else { 2 };
+        tree(c).proof_packed = Some(pack_proof(&bad, n).unwrap());
+    });
+    assert_rejected(&good, "packed for a formula of one clause more", &|c| {
+        tree(c).proof_packed = Some(pack_proof(&steps, n + 1).unwrap());
+    });
+    assert_rejected(&good, "a character that is no base85 digit", &|c| {
+        tree(c).proof_packed = Some(text.replacen('A', " ", 1));
+    });
+    assert_rejected(&good, "the text cut by five characters", &|c| {
+        tree(c).proof_packed = Some(text[..text.len() - 5].to_string());
+    });
+    assert_rejected(&good, "an empty text", &|c| {
+        tree(c).proof_packed = Some(String::new());
+    });
+    assert_rejected(&good, "a packed proof on a split tree", &|c| {
+        tree(c).cases = "splits".into();
+    });
+    // Any single character changed is either no longer base64 or a different proof.
+    let bytes = text.as_bytes();
+    for at in (0..bytes.len()).step_by(bytes.len() / 97 + 1) {
+        let mut t = bytes.to_vec();
+        t[at] = if t[at] == b'B' { b'C' } else { b'B' };
+        assert_rejected(&good, &format!("character {at} changed"), &|c| {
+            tree(c).proof_packed = Some(String::from_utf8(t.clone()).unwrap());
+        });
+    }
+}
+
+#[test]
 fn refutations_agree_with_the_enumeration_on_small_sets() {
     // Rank 3 at m = 6: sets of 5 to 7 weight-2 queries (no circuit cover closes them; the
     // solver's open chirotope must be listed and escape every closed circuit), and rank 3 at

@@ -293,8 +293,9 @@ enum Lower {
         write_cnf: Option<PathBuf>,
         /// With --cover, k > 7 and one set: refute the clausal form by another solver's DRUP
         /// proof of it (text: `python3 scripts/cadical-drup.py FORMULA PROOF`, or
-        /// `cadical --no-binary FORMULA PROOF`) instead of the
-        /// built-in solver; its lemmas get hints by unit propagation, as the checker replays.
+        /// `cadical --unsat --no-binary FORMULA PROOF`, whose proofs are shorter) instead of
+        /// the built-in solver; its lemmas get hints by unit propagation, as the checker
+        /// replays.
         #[arg(long)]
         drup: Option<PathBuf>,
     },

@@ -8,4 +8,5 @@ pub mod convert;
 pub mod io;
 pub mod manifest;
 pub mod merge;
+pub mod packed_proof;
 pub mod pretty;

@@ -421,6 +421,7 @@ pub fn prove_orders(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         queries,
         leaves,
         proof: None,
+        proof_packed: None,
     }))
 }
 
@@ -448,6 +449,7 @@ pub fn prove(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         queries,
         leaves,
         proof: None,
+        proof_packed: None,
     }))
 }
 
@@ -547,6 +549,7 @@ pub fn pairs_tree(m: u32, k: usize) -> Result<CaseTreeJson, String> {
         queries,
         leaves,
         proof: None,
+        proof_packed: None,
     })
 }
 

@@ -299,6 +299,7 @@ pub fn chirotope_tree(
         queries: rows.to_vec(),
         leaves,
         proof: None,
+        proof_packed: None,
     }))
 }
 
@@ -615,6 +616,7 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
         queries: rows.to_vec(),
         leaves,
         proof: None,
+        proof_packed: None,
     }))
 }
 

@@ -14,6 +14,7 @@ use super::chirotope::{
 };
 use super::sat::{renumber, solve, trim, DrupLine, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
+use crate::cert::packed_proof::{pack_proof, refutation_steps, PACK_ABOVE_STEPS};
 use crate::clausal::{chirotope_formula, leaf_clauses};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -260,11 +261,18 @@ pub fn clausal_cover(
     let leaves = (wanted.iter())
         .map(|&(s, p)| leaf_in_set(k, s, p, solved.get(&(s, p))))
         .collect::<Result<Vec<_>, String>>()?;
+    // A long refutation is written packed (`docs/CERTIFICATES.md` section 16.4).
+    let (proof, proof_packed) = if steps.len() > PACK_ABOVE_STEPS {
+        (None, Some(pack_proof(&steps, next as usize - 1)?))
+    } else {
+        (Some(steps), None)
+    };
     let tree = CaseTreeJson {
         cases: "chirotope-cover".into(),
         queries: rows.to_vec(),
         leaves,
-        proof: Some(steps),
+        proof,
+        proof_packed,
     };
     Ok((ClausalCover::Proved(tree), n_splits, closed.len()))
 }
@@ -276,8 +284,9 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
     use std::fmt::Write as _;
     crate::check::check(cert, crate::check::CheckOptions::default())?;
     let tree = (cert.case_tree.as_ref()).ok_or("not a case tree")?;
-    let proof = (tree.proof.as_ref()).ok_or("this case tree carries no refutation")?;
     let cnf = crate::check::chirotope_cert::clausal_form(cert.claim.rank, tree)?;
+    let proof =
+        refutation_steps(tree, cnf.clauses.len())?.ok_or("this case tree carries no refutation")?;
     let dimacs = dimacs_text(
         &format!(
             "c nkrank: the clausal form of a chirotope cover, m = {}, rank {} refuted, {} queries\n",

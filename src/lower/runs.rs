@@ -604,7 +604,7 @@ pub fn chirotopes_run(
                     bar.finish_and_clear();
                     if let SatRoute::WriteCnf(path) = route {
                         eprintln!(
-                            "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} (decide it, e.g. `python3 scripts/cadical-drup.py {0} PROOF` or `cadical --no-binary {0} PROOF`, then run this command with --drup PROOF instead of --write-cnf)",
+                            "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} (decide it, e.g. `python3 scripts/cadical-drup.py {0} PROOF` or `cadical --unsat --no-binary {0} PROOF`, then run this command with --drup PROOF instead of --write-cnf)",
                             path.display()
                         );
                     }
@@ -734,7 +734,7 @@ fn chirotope_certificate(
             };
             if drup.is_some() {
                 format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form whose lemmas came from another SAT solver's DRUP proof, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/sat.rs)")
-            } else if tree.proof.is_some() {
+            } else if tree.proof.is_some() || tree.proof_packed.is_some() {
                 format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form (src/lower/clausal_cover.rs)")
             } else {
                 format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by {by} (src/lower/chirotope.rs)")

@@ -67,6 +67,23 @@ struct Solver {
     /// keeps the literals that the forward pass set without assumptions and unsets, when it
     /// goes back to a time, those set after it (a suffix of the trail).
     set_at: Vec<u32>,
+    /// Core-first propagation (the backward pass of [`hints_from_rup`], as in drat-trim): the
+    /// clauses marked in `core` (the formula's and the lemmas already needed; a clause beyond
+    /// the vector counts as marked) propagate before the others, so that a lemma's derivation
+    /// names lemmas that the proof keeps anyway rather than new ones, and fewer lemmas are kept.
+    core_first: bool,
+    core: Vec<bool>,
+    /// With `core_first`: the trail position up to which the unmarked clauses have read the
+    /// literals set (`head` does this for the marked ones).
+    head_rest: usize,
+}
+
+/// Which clauses one propagation pass reads.
+#[derive(Clone, Copy)]
+enum Pass {
+    All,
+    Core,
+    Rest,
 }
 
 /// No reason: a decision.
@@ -109,69 +126,100 @@ impl Solver {
         }
     }
 
-    /// Unit propagation; the index of a conflicting clause, if any.
+    /// Unit propagation; the index of a conflicting clause, if any. With `core_first` set, the
+    /// clauses of the core propagate to a fixpoint before any other clause is read, and after
+    /// each literal that another clause's watches give, the core goes first again.
     fn propagate(&mut self) -> Option<usize> {
+        if !self.core_first {
+            return self.propagate_pass(Pass::All);
+        }
+        loop {
+            if let Some(k) = self.propagate_pass(Pass::Core) {
+                return Some(k);
+            }
+            let &falsified = self.trail.get(self.head_rest)?;
+            self.head_rest += 1;
+            if let Some(k) = self.scan(falsified ^ 1, Pass::Rest) {
+                return Some(k);
+            }
+        }
+    }
+
+    /// Reads the watches of the literals set since `head` for the clauses `pass` takes.
+    fn propagate_pass(&mut self, pass: Pass) -> Option<usize> {
         while self.head < self.trail.len() {
             let falsified = self.trail[self.head] ^ 1;
             self.head += 1;
-            let mut ws = std::mem::take(&mut self.watches[falsified]);
-            let (mut i, mut j) = (0, 0);
-            let mut conflict = None;
-            while i < ws.len() {
-                let (ci, blocker) = ws[i];
-                i += 1;
-                if self.value(blocker) == 1 {
-                    ws[j] = (ci, blocker);
-                    j += 1;
-                    continue;
-                }
-                if self.born.get(ci).is_some_and(|&b| b > self.now) {
-                    continue;
-                }
-                if self.dies.get(ci).is_some_and(|&d| d <= self.now) {
-                    ws[j] = (ci, blocker);
-                    j += 1;
-                    continue;
-                }
-                let c = &mut self.clauses[ci];
-                if c[0] == falsified {
-                    c.swap(0, 1);
-                }
-                let first = c[0];
-                if self.value(first) == 1 {
-                    ws[j] = (ci, first);
-                    j += 1;
-                    continue;
-                }
-                let c = &self.clauses[ci];
-                let free = (2..c.len()).find(|&k| self.value(c[k]) != -1);
-                if let Some(k) = free {
-                    let c = &mut self.clauses[ci];
-                    c.swap(1, k);
-                    let w = c[1];
-                    self.watches[w].push((ci, first));
-                    continue;
-                }
-                ws[j] = (ci, first);
-                j += 1;
-                if self.value(first) == -1 {
-                    conflict = Some(ci);
-                    while i < ws.len() {
-                        ws[j] = ws[i];
-                        i += 1;
-                        j += 1;
-                    }
-                } else {
-                    self.enqueue(first, ci);
-                }
-            }
-            ws.truncate(j);
-            self.watches[falsified] = ws;
-            if conflict.is_some() {
-                return conflict;
+            if let Some(k) = self.scan(falsified, pass) {
+                return Some(k);
             }
         }
         None
+    }
+
+    /// Visits the clauses of `pass` watching the literal `falsified`, just made false: moves
+    /// their watches or sets their units; the index of a conflicting clause, if any.
+    fn scan(&mut self, falsified: usize, pass: Pass) -> Option<usize> {
+        let mut ws = std::mem::take(&mut self.watches[falsified]);
+        let (mut i, mut j) = (0, 0);
+        let mut conflict = None;
+        while i < ws.len() {
+            let (ci, blocker) = ws[i];
+            i += 1;
+            if self.value(blocker) == 1 {
+                ws[j] = (ci, blocker);
+                j += 1;
+                continue;
+            }
+            if self.born.get(ci).is_some_and(|&b| b > self.now) {
+                continue;
+            }
+            let core = self.core.get(ci).copied().unwrap_or(true);
+            let skip = match pass {
+                Pass::All => false,
+                Pass::Core => !core,
+                Pass::Rest => core,
+            };
+            if skip || self.dies.get(ci).is_some_and(|&d| d <= self.now) {
+                ws[j] = (ci, blocker);
+                j += 1;
+                continue;
+            }
+            let c = &mut self.clauses[ci];
+            if c[0] == falsified {
+                c.swap(0, 1);
+            }
+            let first = c[0];
+            if self.value(first) == 1 {
+                ws[j] = (ci, first);
+                j += 1;
+                continue;
+            }
+            let c = &self.clauses[ci];
+            let free = (2..c.len()).find(|&k| self.value(c[k]) != -1);
+            if let Some(k) = free {
+                let c = &mut self.clauses[ci];
+                c.swap(1, k);
+                let w = c[1];
+                self.watches[w].push((ci, first));
+                continue;
+            }
+            ws[j] = (ci, first);
+            j += 1;
+            if self.value(first) == -1 {
+                conflict = Some(ci);
+                while i < ws.len() {
+                    ws[j] = ws[i];
+                    i += 1;
+                    j += 1;
+                }
+            } else {
+                self.enqueue(first, ci);
+            }
+        }
+        ws.truncate(j);
+        self.watches[falsified] = ws;
+        conflict
     }
 
     /// The level-0 variables that `start` reads and, recursively, those their reasons read,
@@ -313,6 +361,7 @@ impl Solver {
         self.trail.truncate(keep);
         self.trail_lim.truncate(level);
         self.head = keep;
+        self.head_rest = self.head_rest.min(keep);
     }
 
     /// Unsets the literals set after time `time` (a suffix of the trail, which is set in time
@@ -326,6 +375,7 @@ impl Solver {
             self.trail.pop();
         }
         self.head = self.trail.len();
+        self.head_rest = self.trail.len();
     }
 
     /// Rebuilds the watch lists for the backward pass of [`hints_from_rup`], which goes back
@@ -435,6 +485,9 @@ fn load(vars: usize, clauses: &[Vec<i32>]) -> Result<Loaded, String> {
         dies: Vec::new(),
         now: 0,
         set_at: vec![0; vars],
+        core_first: false,
+        core: Vec::new(),
+        head_rest: 0,
     };
     let mut units = Vec::new();
     for (i, c) in clauses.iter().enumerate() {
@@ -674,11 +727,14 @@ pub fn hints_from_rup(
     let last = last.ok_or("the lemmas end without deriving the empty clause")?;
     // Only the level-0 trail stays: the backward pass goes back in time from it.
     s.backtrack(0);
-    // Backward: the lemmas that a needed step names, each checked at its own time.
-    let mut needed = vec![false; s.clauses.len()];
+    // Backward: the lemmas that a needed step names, each checked at its own time. The
+    // needed lemmas and the formula's clauses are the core, which propagates first.
+    s.core = (0..s.clauses.len()).map(|idx| idx < n).collect();
+    s.core_first = true;
+    s.head_rest = s.head;
     let mut hints_of: Vec<Option<Vec<usize>>> = vec![None; line_of.len()];
     for &h in &last {
-        needed[h] = true;
+        s.core[h] = true;
     }
     let mut checked = 0usize;
     // The watch lists hold the clauses present back to `low`, rebuilt every `SPAN` lemmas:
@@ -688,7 +744,7 @@ pub fn hints_from_rup(
     const SPAN: usize = if cfg!(test) { 3 } else { 1 << 14 };
     let mut low = u32::MAX;
     for j in (0..line_of.len()).rev() {
-        if !needed[n + j] {
+        if !s.core[n + j] {
             continue;
         }
         if checked.is_multiple_of(1 << 10) {
@@ -709,7 +765,7 @@ pub fn hints_from_rup(
             )
         })?;
         for &h in &used {
-            needed[h] = true;
+            s.core[h] = true;
         }
         hints_of[j] = Some(used);
     }

@@ -714,3 +714,90 @@ mod ratio {
         assert_eq!(k.target(&x), 3);
     }
 }
+
+/// Tests of `src/cert/packed_proof.rs`.
+mod packed_proof {
+    use nkrank_core::cert::packed_proof::{base85_group, unpack_proof, DIGITS};
+
+    fn rejected(text: &str, axioms: usize, expected: &str) {
+        let err = unpack_proof(text, axioms).unwrap_err();
+        assert!(err.contains(expected), "{text}: {err}");
+    }
+
+    #[test]
+    fn steps_unpack_through_the_table_and_by_distance() {
+        // The bytes 1 5 | 2 0 3 2 6 1 | 0 2 0 10, for a formula of 5 clauses: a table of one
+        // entry, clause 5. Step 0 (id 6): literals 1 and -3 (codes 2 (1 - 0 - 1) + 0 = 0 and
+        // 2 (3 - 1 - 1) + 1 = 3), hints 2 (code 6: distance 3, 6 - 1 - 3) and 5 (code 1:
+        // table entry 0). Step 1 (id 7): the empty clause, hints 6 (code 0) and 1 (code 10).
+        let steps = unpack_proof("0R;j80|EvC00ICC", 5).unwrap();
+        assert_eq!(steps.len(), 2);
+        assert_eq!(
+            (steps[0].clause.clone(), steps[0].hints.clone()),
+            (vec![1, -3], vec![2, 5])
+        );
+        assert_eq!(
+            (steps[1].clause.clone(), steps[1].hints.clone()),
+            (vec![], vec![6, 1])
+        );
+        rejected("", 5, "ends inside a number");
+        // Bytes 0 | 0 1 10: a hint before clause 1; 0 | 0 1 1: a table entry that is not
+        // there; 0 | 0 9 1: a count beyond the bytes; 0 | 1 0: a step cut before its hints.
+        rejected("0003B", 5, "hint code 10 names no clause");
+        rejected("00032", 5, "hint code 1 names no clause");
+        rejected("000RA", 5, "a count of 9 items, but 1 bytes are left");
+        rejected("0096", 5, "ends inside a number");
+    }
+
+    #[test]
+    fn base85_has_one_spelling() {
+        assert_eq!(&base85_group(u32::MAX), b"|NsC0");
+        assert_eq!(&base85_group(0), b"00000");
+        rejected("0R;j80", 5, "a last group of one digit");
+        rejected("0R;j8 |EvC00ICC", 5, "not a base85 digit");
+        rejected("0R;j8\"|EvC00ICC", 5, "not a base85 digit");
+        rejected("~~~~~", 5, "beyond 2^32");
+        // The bytes 0 0 1 10 5 are "0003B1p"; "0003B1q" reads as the same bytes when the
+        // last group is completed by the digit of value 84, but is not their spelling.
+        assert!(unpack_proof("0003B1p", 5).is_err_and(|e| e.contains("names no clause")));
+        rejected("0003B1q", 5, "not end in its shortest spelling");
+        assert_eq!(DIGITS.len(), 85);
+        assert!(!DIGITS.contains(&b'"') && !DIGITS.contains(&b'\\'));
+    }
+
+    #[test]
+    fn numbers_are_shortest_and_within_64_bits() {
+        rejected("fB*", 5, "not in its shortest spelling");
+        rejected("fB", 5, "ends inside a number");
+        rejected("|NsC0|NsC0{{j", 5, "beyond 64 bits");
+        rejected("fPjF2fPjF2fPjD", 5, "beyond 64 bits");
+        // A table of u64::MAX entries: more than the bytes left, refused before any
+        // allocation.
+        rejected("|NsC0|NsC0{{a", 5, "items, but 0 bytes are left");
+        // One literal whose variable is beyond 2^31 - 1.
+        rejected("00Dr2fPjF2fPjAh", 5, "a variable beyond");
+        // Step identifiers beyond 64 bits.
+        rejected("00031", usize::MAX, "beyond 64 bits");
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics() {
+        // A fixed linear congruential sequence makes the cases the same on every run; digits
+        // only (arbitrary bytes), and digits with other characters.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize % n
+        };
+        for case in 0..3000 {
+            let len = case % 97;
+            let text: String = (0..len).map(|_| DIGITS[next(85)] as char).collect();
+            let _ = unpack_proof(&text, case);
+            let _ = unpack_proof(&text, usize::MAX - case % 3);
+            let noisy: String = (0..len).map(|_| (32 + next(95)) as u8 as char).collect();
+            let _ = unpack_proof(&noisy, case);
+        }
+    }
+}

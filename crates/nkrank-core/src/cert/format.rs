@@ -301,6 +301,10 @@ pub struct CaseTreeJson {
     /// (`crate::clausal`), replayed instead of enumerating the chirotopes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<Vec<ProofStepJson>>,
+    /// The same refutation in its packed spelling (`super::packed_proof`), in place of
+    /// `proof`: base64 text, about a third of the size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_packed: Option<String>,
 }
 
 /// One step of a clausal refutation: a lemma and the earlier clauses that derive it by unit

@@ -4,5 +4,6 @@
 pub mod convert;
 pub mod format;
 pub mod io;
+pub mod packed_proof;
 
 pub use format::{CertificateFile, Claim, Provenance, FORMAT_NAME, FORMAT_VERSION};

@@ -22,7 +22,8 @@
 //!   labels refer to that system) by [`check_leaf`].
 
 use super::case_tree_cert::{check_leaf, relations_of, root};
-use crate::cert::format::{CaseLeafJson, CaseTreeJson, ProofStepJson};
+use crate::cert::format::{CaseLeafJson, CaseTreeJson};
+use crate::cert::packed_proof::refutation_steps;
 use crate::chirotope::{
     binomial, chirotopes, circuit_terms, for_each_chirotope_pruned, subsets, Chirotope,
     MAX_CHIROTOPE_ROWS, MAX_PRUNED_ROWS, MIN_CHIROTOPE_RANK,
@@ -256,8 +257,8 @@ pub fn check_chirotope_cover(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    if let Some(proof) = &j.proof {
-        return check_clausal_cover(m, length, rank, j, proof);
+    if j.proof.is_some() || j.proof_packed.is_some() {
+        return check_clausal_cover(m, length, rank, j);
     }
     let (r, k) = check_header("cover", MAX_PRUNED_ROWS, m, length, rank, j)?;
     // The enumeration's cost, from the leaves' shapes alone, before any leaf is checked.
@@ -390,19 +391,15 @@ fn check_formula_size(r: usize, k: usize) -> Result<(), String> {
 /// Checks a chirotope cover whose coverage is proved by a refutation of its clausal form
 /// (`crate::clausal`, `docs/PROOFS.md` section 12.10) instead of an enumeration: the leaves as in
 /// [`check_chirotope_cover`], each relation a circuit (`r + 1` queries); then the checker builds
-/// the formula itself from `r`, `k` and the leaves and replays the proof.
-fn check_clausal_cover(
-    m: u32,
-    length: u32,
-    rank: u64,
-    j: &CaseTreeJson,
-    proof: &[ProofStepJson],
-) -> Result<(), String> {
+/// the formula itself from `r`, `k` and the leaves and replays the proof (`proof`, or
+/// `proof_packed` unpacked).
+fn check_clausal_cover(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Result<(), String> {
     let (r, k) = check_header("cover", MAX_CLAUSAL_ROWS, m, length, rank, j)?;
     check_formula_size(r, k)?;
     let patterns = cover_leaves(m, length, k, j)?;
     let cnf = cover_formula(r, k, &patterns)?;
-    check_refutation(&cnf, proof)
+    let proof = refutation_steps(j, cnf.clauses.len())?.ok_or("no refutation")?;
+    check_refutation(&cnf, &proof)
         .map_err(|e| format!("the refutation of the cover's clausal form: {e}"))
 }
 

@@ -1,0 +1,198 @@
+//! The packed spelling of a clausal refutation (field `proof_packed`, `docs/CERTIFICATES.md`
+//! section 16.4): the same steps as the field `proof`, written as unsigned LEB128 numbers in
+//! base85 text, about a third of the size of the JSON arrays. Every text has at most one
+//! reading, and anything else is rejected.
+//!
+//! The numbers are: `T`, then a table of `T` clause identifiers; then each step, in order: the
+//! number `L` of its literals; `L` literal codes; the number `H` of its hints; `H` hint codes.
+//! Literals are sorted by strictly increasing variable: the `i`-th code is
+//! `2 (v_i - v_{i-1} - 1) + s` with `v_0 = 0` and `s = 1` for a negative literal. A hint code
+//! `2 t + 1` names entry `t` of the table; a hint code `2 d` of the step with identifier `id`
+//! names clause `id - 1 - d`. (A writer puts the formula's clauses that the hints name most
+//! often first in the table, so that their codes take one or two bytes instead of three.)
+
+use super::format::{CaseTreeJson, ProofStepJson};
+use crate::clausal::MAX_PROOF_STEPS;
+use std::borrow::Cow;
+
+/// The steps of the refutation that a cover carries, for a formula of `axioms` clauses:
+/// `proof` as it stands, or `proof_packed` unpacked; `None` if it carries neither, an error if
+/// it carries both or the packed text is wrong.
+pub fn refutation_steps(
+    tree: &CaseTreeJson,
+    axioms: usize,
+) -> Result<Option<Cow<'_, [ProofStepJson]>>, String> {
+    match (&tree.proof, &tree.proof_packed) {
+        (None, None) => Ok(None),
+        (Some(steps), None) => Ok(Some(Cow::Borrowed(steps))),
+        (None, Some(text)) => unpack_proof(text, axioms)
+            .map(|steps| Some(Cow::Owned(steps)))
+            .map_err(|e| format!("proof_packed: {e}")),
+        (Some(_), Some(_)) => {
+            Err("a cover carries one of \"proof\" and \"proof_packed\", not both".into())
+        }
+    }
+}
+
+/// The 85 digits of the text, in the order of their values (the alphabet of git's and Python's
+/// base85, `base64.b85decode`); none of them needs escaping in a JSON string.
+pub const DIGITS: &[u8; 85] =
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+
+/// The five base85 digits of a group of four bytes (`word`, big-endian), most significant
+/// first.
+pub fn base85_group(mut word: u32) -> [u8; 5] {
+    let mut digits = [0u8; 5];
+    for d in digits.iter_mut().rev() {
+        *d = DIGITS[(word % 85) as usize];
+        word /= 85;
+    }
+    digits
+}
+
+/// The bytes of base85 text: each group of five digits is a number below `2^32`, written
+/// most significant digit first, and spells four bytes (big-endian); a last group of `c` digits
+/// (`2 <= c <= 4`) spells `c - 1` bytes, read as if the digit of value 84 completed it, and
+/// must be the digits that the bytes followed by zero bytes give, so that every byte string
+/// has exactly one text.
+fn base85_bytes(text: &str) -> Result<Vec<u8>, String> {
+    let mut value = [u8::MAX; 256];
+    for (v, &d) in DIGITS.iter().enumerate() {
+        value[usize::from(d)] = v as u8;
+    }
+    let text = text.as_bytes();
+    if text.len() % 5 == 1 {
+        return Err(format!(
+            "base85 text of {} digits: a last group of one digit",
+            text.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(text.len() / 5 * 4 + 4);
+    for (g, group) in text.chunks(5).enumerate() {
+        let mut word = 0u64;
+        for k in 0..5 {
+            let digit = match group.get(k) {
+                Some(&c) => value[usize::from(c)],
+                None => 84,
+            };
+            if digit == u8::MAX {
+                return Err(format!(
+                    "character {} of the text is not a base85 digit",
+                    g * 5 + k
+                ));
+            }
+            word = word * 85 + u64::from(digit);
+        }
+        let word = u32::try_from(word)
+            .map_err(|_| format!("base85 group {g} is beyond 2^32"))?
+            .to_be_bytes();
+        let keep = group.len() - 1;
+        if keep < 4 {
+            let mut padded = [0u8; 4];
+            padded[..keep].copy_from_slice(&word[..keep]);
+            if base85_group(u32::from_be_bytes(padded))[..group.len()] != *group {
+                return Err("the base85 text does not end in its shortest spelling".into());
+            }
+        }
+        out.extend_from_slice(&word[..keep]);
+    }
+    Ok(out)
+}
+
+/// A reader of unsigned LEB128 numbers.
+struct Numbers<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Numbers<'_> {
+    /// The next number: at most 10 bytes, within 64 bits, in its shortest spelling.
+    fn next(&mut self) -> Result<u64, String> {
+        let start = self.at;
+        let mut value = 0u64;
+        for k in 0..10 {
+            let &b = (self.bytes.get(self.at))
+                .ok_or_else(|| format!("byte {start}: the packed proof ends inside a number"))?;
+            self.at += 1;
+            let part = u64::from(b & 0x7f);
+            if k == 9 && part > 1 {
+                return Err(format!("byte {start}: a number beyond 64 bits"));
+            }
+            value |= part << (7 * k);
+            if b & 0x80 == 0 {
+                if k > 0 && b == 0 {
+                    return Err(format!(
+                        "byte {start}: a number not in its shortest spelling"
+                    ));
+                }
+                return Ok(value);
+            }
+        }
+        Err(format!("byte {start}: a number beyond 64 bits"))
+    }
+
+    /// A count of items that follow, each taking at least one byte (so no count can make the
+    /// reader allocate more than the text holds).
+    fn count(&mut self) -> Result<usize, String> {
+        let start = self.at;
+        let n = self.next()?;
+        let left = (self.bytes.len() - self.at) as u64;
+        if n > left {
+            return Err(format!(
+                "byte {start}: a count of {n} items, but {left} bytes are left"
+            ));
+        }
+        Ok(n as usize)
+    }
+}
+
+/// The steps of a packed refutation of a formula of `axioms` clauses (module documentation),
+/// or the first thing wrong with the text.
+pub fn unpack_proof(text: &str, axioms: usize) -> Result<Vec<ProofStepJson>, String> {
+    steps_of_bytes(&base85_bytes(text)?, axioms)
+}
+
+/// The steps that the bytes of a packed refutation spell.
+fn steps_of_bytes(bytes: &[u8], axioms: usize) -> Result<Vec<ProofStepJson>, String> {
+    let mut r = Numbers { bytes, at: 0 };
+    let entries = r.count()?;
+    let table = (0..entries)
+        .map(|_| r.next())
+        .collect::<Result<Vec<u64>, String>>()?;
+    let mut steps = Vec::new();
+    while r.at < bytes.len() {
+        if steps.len() == MAX_PROOF_STEPS {
+            return Err(format!("more than {MAX_PROOF_STEPS} steps"));
+        }
+        let s = steps.len();
+        let id = (axioms as u64)
+            .checked_add(s as u64 + 1)
+            .ok_or("step identifiers beyond 64 bits")?;
+        let lits = r.count()?;
+        let mut clause = Vec::with_capacity(lits);
+        let mut var = 0u64;
+        for _ in 0..lits {
+            let code = r.next()?;
+            var = (var.checked_add(code / 2 + 1))
+                .filter(|&v| v <= i32::MAX as u64)
+                .ok_or_else(|| format!("step {s}: a variable beyond {}", i32::MAX))?;
+            let v = var as i32;
+            clause.push(if code & 1 == 1 { -v } else { v });
+        }
+        let count = r.count()?;
+        let mut hints = Vec::with_capacity(count);
+        for _ in 0..count {
+            let code = r.next()?;
+            let hint = if code & 1 == 1 {
+                table.get((code / 2) as usize).copied()
+            } else {
+                (id - 1).checked_sub(code / 2)
+            };
+            let hint = (hint.filter(|&h| h >= 1))
+                .ok_or_else(|| format!("step {s}: hint code {code} names no clause"))?;
+            hints.push(hint);
+        }
+        steps.push(ProofStepJson { clause, hints });
+    }
+    Ok(steps)
+}
