@@ -404,3 +404,20 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     assert!(text.starts_with("p cnf 84 "), "{:.40}", text);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_committed_packed_refutation_is_the_writers_own_spelling() {
+    // The largest committed refutation, unpacked by the checker's reader and packed again by
+    // the writer, gives the same text: one spelling per refutation, and reader and writer
+    // agree on every step of it.
+    use nkrank::cert::packed_proof::{pack_proof, refutation_steps};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3");
+    let cert =
+        nkrank::cert::io::read_certificate(&root.join("m07-lower-r5-case-tree.json.gz")).unwrap();
+    let tree = cert.case_tree.as_ref().unwrap();
+    let cnf = nkrank::check::chirotope_cert::clausal_form(cert.claim.rank, tree).unwrap();
+    let steps = refutation_steps(tree, cnf.clauses.len()).unwrap().unwrap();
+    assert!(steps.len() > nkrank::cert::packed_proof::PACK_ABOVE_STEPS);
+    let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
+    assert!(Some(&text) == tree.proof_packed.as_ref());
+}
