@@ -67,14 +67,14 @@ struct Solver {
     /// keeps the literals that the forward pass set without assumptions and unsets, when it
     /// goes back to a time, those set after it (a suffix of the trail).
     set_at: Vec<u32>,
-    /// Core-first propagation (the backward pass of [`hints_from_rup`], as in drat-trim): the
-    /// clauses marked in `core` (the formula's and the lemmas already needed; a clause beyond
-    /// the vector counts as marked) propagate before the others, so that a lemma's derivation
-    /// names lemmas that the proof keeps anyway rather than new ones, and fewer lemmas are kept.
-    core_first: bool,
+    /// Core-first propagation, on when `core` is not empty (the backward pass of
+    /// [`hints_from_rup`], as in drat-trim): the clauses marked in `core` (the formula's and the
+    /// lemmas already needed; a clause beyond the vector counts as marked) propagate before the
+    /// others, so that a lemma's derivation names lemmas that the proof keeps anyway rather
+    /// than new ones, and fewer lemmas are kept.
     core: Vec<bool>,
-    /// With `core_first`: the trail position up to which the unmarked clauses have read the
-    /// literals set (`head` does this for the marked ones).
+    /// With core-first propagation: the trail position up to which the unmarked clauses have
+    /// read the literals set (`head` does this for the marked ones).
     head_rest: usize,
 }
 
@@ -126,11 +126,11 @@ impl Solver {
         }
     }
 
-    /// Unit propagation; the index of a conflicting clause, if any. With `core_first` set, the
+    /// Unit propagation; the index of a conflicting clause, if any. With a core marked, the
     /// clauses of the core propagate to a fixpoint before any other clause is read, and after
     /// each literal that another clause's watches give, the core goes first again.
     fn propagate(&mut self) -> Option<usize> {
-        if !self.core_first {
+        if self.core.is_empty() {
             return self.propagate_pass(Pass::All);
         }
         loop {
@@ -174,11 +174,10 @@ impl Solver {
             if self.born.get(ci).is_some_and(|&b| b > self.now) {
                 continue;
             }
-            let core = self.core.get(ci).copied().unwrap_or(true);
             let skip = match pass {
                 Pass::All => false,
-                Pass::Core => !core,
-                Pass::Rest => core,
+                Pass::Core => !self.core.get(ci).copied().unwrap_or(true),
+                Pass::Rest => self.core.get(ci).copied().unwrap_or(true),
             };
             if skip || self.dies.get(ci).is_some_and(|&d| d <= self.now) {
                 ws[j] = (ci, blocker);
@@ -485,7 +484,6 @@ fn load(vars: usize, clauses: &[Vec<i32>]) -> Result<Loaded, String> {
         dies: Vec::new(),
         now: 0,
         set_at: vec![0; vars],
-        core_first: false,
         core: Vec::new(),
         head_rest: 0,
     };
@@ -730,7 +728,6 @@ pub fn hints_from_rup(
     // Backward: the lemmas that a needed step names, each checked at its own time. The
     // needed lemmas and the formula's clauses are the core, which propagates first.
     s.core = (0..s.clauses.len()).map(|idx| idx < n).collect();
-    s.core_first = true;
     s.head_rest = s.head;
     let mut hints_of: Vec<Option<Vec<usize>>> = vec![None; line_of.len()];
     for &h in &last {
