@@ -9,6 +9,7 @@ use nkrank_core::rational::{q, Q};
 use nkrank_core::task::overlap;
 use nkrank_core::task::{num_tokens, weight};
 use num_bigint::BigInt;
+use num_integer::Integer;
 use num_traits::{One, Zero};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -116,6 +117,15 @@ pub fn model_solves_by_enumeration(cert: &CertificateFile) -> bool {
         let w: Vec<Q> = (0..n as u32)
             .map(|z| &k[z as usize] * model.values().get(qt, z))
             .collect();
+        // The row times one common denominator: the sums below are then sums of integers, and
+        // the test |2 (ws - t ks)| < ks is unchanged by a positive factor.
+        let den = k
+            .iter()
+            .chain(&w)
+            .fold(BigInt::one(), |d, x| d.lcm(x.denom()));
+        let scale = |x: &Q| x.numer() * (&den / x.denom());
+        let k: Vec<BigInt> = k.iter().map(scale).collect();
+        let w: Vec<BigInt> = w.iter().map(scale).collect();
         // Odometer over multisets of size N - 1 (nondecreasing index lists).
         let mut idx = vec![0usize; length - 1];
         loop {
@@ -127,9 +137,8 @@ pub fn model_solves_by_enumeration(cert: &CertificateFile) -> bool {
                 ws += &w[z];
                 t = t.min(overlap(qt, z as u32));
             }
-            let tq = Q::from_integer(BigInt::from(t));
-            let lhs = (ws - &tq * &ks) * q(2, 1);
-            if ks.is_zero() || lhs.clone() * lhs.clone() >= ks.clone() * ks.clone() {
+            let lhs = (ws - BigInt::from(t) * &ks) * 2;
+            if ks.is_zero() || &lhs * &lhs >= &ks * &ks {
                 return false;
             }
             // Next nondecreasing list.
