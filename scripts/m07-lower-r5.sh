@@ -11,9 +11,9 @@
 # clauses that those name (the core, scripts/core-cnf.py) go to CaDiCaL again, and the hints
 # of its shorter refutation make the certificate, which is written packed
 # (docs/CERTIFICATES.md section 16.4) and fits the format's cap. 46 minutes in a fresh clone
-# (after the build, beside two CI runs) and 2.9 GB of memory at the peak. With --python-sat, CaDiCaL 1.9.5 of the PyPI
-# package python-sat (pip install python-sat) runs instead, with the same two options; its
-# refutations, and so the certificate, differ.
+# (after the build, beside two CI runs) and 2.9 GB of memory at the peak. With --python-sat,
+# CaDiCaL 1.9.5 of the PyPI package python-sat (pip install python-sat) runs instead, with the
+# same two options; its refutations, and so the certificate, differ.
 #
 # Each stage is skipped when its file exists, so a cut run resumes; every file is written whole
 # or not at all. Prints the SHA-256 of every file, to compare with docs/CASE_TREES.md, and

@@ -42,7 +42,8 @@ while IFS= read -r line; do
     fi
     # A refutation of another SAT solver (`--drup FILE`) is rebuilt by its own script, which
     # runs that solver first: r*(7, 3) >= 5 by scripts/m07-lower-r5.sh (apt-get install
-    # cadical; 46 minutes in a fresh clone beside CI runs), whose certificate is copied into OUT_DIR.
+    # cadical; 46 minutes in a fresh clone beside CI runs), whose certificate is copied into
+    # OUT_DIR.
     if [[ " $cmd " == *" --drup "* ]]; then
       if [[ " $cmd " == *" lower chirotopes --m 7 "* ]]; then
         echo "+ scripts/m07-lower-r5.sh $out/m07-lower" >&2

@@ -126,6 +126,11 @@ impl Solver {
         }
     }
 
+    /// Whether clause `ci` is marked in `core` (a clause beyond the vector counts as marked).
+    fn in_core(&self, ci: usize) -> bool {
+        self.core.get(ci).copied().unwrap_or(true)
+    }
+
     /// Unit propagation; the index of a conflicting clause, if any. With a core marked, the
     /// clauses of the core propagate to a fixpoint before any other clause is read, and after
     /// each literal that another clause's watches give, the core goes first again.
@@ -176,8 +181,8 @@ impl Solver {
             }
             let skip = match pass {
                 Pass::All => false,
-                Pass::Core => !self.core.get(ci).copied().unwrap_or(true),
-                Pass::Rest => self.core.get(ci).copied().unwrap_or(true),
+                Pass::Core => !self.in_core(ci),
+                Pass::Rest => self.in_core(ci),
             };
             if skip || self.dies.get(ci).is_some_and(|&d| d <= self.now) {
                 ws[j] = (ci, blocker);
