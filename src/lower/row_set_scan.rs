@@ -60,6 +60,11 @@ pub struct RowSetsArgs {
     /// 1/2 (docs/CASE_TREES.md section 12), so an error near 1/2 after them proves nothing.
     #[arg(long, default_value_t = 0)]
     pub joint_lps: usize,
+    /// For one set that resists: drop its queries one at a time, in the order given, whenever
+    /// the rest still resists, down to a set each of whose subsets with one query fewer is
+    /// solved. Verdicts are kept in `--state` (a cut run resumes).
+    #[arg(long)]
+    pub minimize: bool,
 }
 
 /// A finished set in a state file: its queries and whether it was solved.
@@ -67,8 +72,21 @@ type Finished = (String, bool);
 
 /// The state file of shard `i` of `n` of the scan of graphs with `k` edges.
 fn state_path(dir: &Path, a: &RowSetsArgs, k: usize, i: usize, n: usize) -> PathBuf {
+    dir.join(format!(
+        "{}-shard{i}of{n}.txt",
+        state_name(a, &format!("graphs{k}-"))
+    ))
+}
+
+/// The file of the verdicts of `--minimize` (one line per set: `queries solved|open`, queries
+/// in binary joined by commas, in their order).
+fn verdicts_path(a: &RowSetsArgs) -> PathBuf {
+    a.state.join(format!("{}-verdicts.txt", state_name(a, "")))
+}
+
+/// The name of a state file without its ending: every argument that changes a verdict.
+fn state_name(a: &RowSetsArgs, what: &str) -> String {
     let (m, r, s) = (a.m, a.rank, a.seed);
-    let name = format!("row-sets-m{m:02}-n{}-rank{r}-graphs{k}-seed{s}", a.length);
     // The default schedule, and no joint LP steps, keep the names of earlier state files.
     let schedule = match a.schedule {
         Schedule::Classic => String::new(),
@@ -78,10 +96,10 @@ fn state_path(dir: &Path, a: &RowSetsArgs, k: usize, i: usize, n: usize) -> Path
         0 => String::new(),
         l => format!("-joint{l}"),
     };
-    dir.join(format!(
-        "{name}-restarts{}-steps{}{schedule}{joint}-shard{i}of{n}.txt",
-        a.restarts, a.steps
-    ))
+    format!(
+        "row-sets-m{m:02}-n{}-rank{r}-{what}seed{s}-restarts{}-steps{}{schedule}{joint}",
+        a.length, a.restarts, a.steps
+    )
 }
 
 /// Reads a state file (`index queries solved|open`); a line cut by an interruption is ignored,
@@ -110,12 +128,7 @@ fn read_all_shards(
     a: &RowSetsArgs,
     k: usize,
 ) -> Result<BTreeMap<usize, Finished>, String> {
-    let prefix = state_path(dir, a, k, 0, 1);
-    let prefix = prefix
-        .file_name()
-        .and_then(|x| x.to_str())
-        .unwrap_or_default();
-    let prefix = prefix.trim_end_matches("-shard0of1.txt").to_string() + "-shard";
+    let prefix = state_name(a, &format!("graphs{k}-")) + "-shard";
     let mut all = BTreeMap::new();
     let entries =
         std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -208,6 +221,15 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
     if edges.is_none() && sn > 1 {
         return Err("--shard splits the classes of graphs:K, not one set".into());
     }
+    let deadline = Instant::now() + Duration::from_secs(a.time_limit);
+    if a.minimize {
+        if edges.is_some() {
+            return Err(
+                "--minimize descends from one set, not from the classes of graphs:K".into(),
+            );
+        }
+        return minimize_run(a, &sets[0], deadline);
+    }
     let mut state = None;
     let mut done = BTreeMap::new();
     if let Some(k) = edges {
@@ -222,14 +244,12 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
         state = Some(file.map_err(|e| format!("cannot open {}: {e}", path.display()))?);
     }
     let mine: Vec<usize> = (0..sets.len()).filter(|i| i % sn == si).collect();
-    let label = |q: &Token| format!("{q:0w$b}", w = m as usize);
-    let deadline = Instant::now() + Duration::from_secs(a.time_limit);
     let bar = sets_bar(if sets.len() > 1 { mine.len() } else { 0 });
     // Lines go out with the bar suspended, so that they are printed whether or not it shows.
     let say = |line: String| bar.suspend(|| println!("{line}"));
     for &idx in &mine {
         let tokens = &sets[idx];
-        let names: Vec<String> = tokens.iter().map(label).collect();
+        let names: Vec<String> = tokens.iter().map(|q| label(m, q)).collect();
         if let Some((_, solved)) = done.get(&idx) {
             let verdict = if *solved { "solved" } else { "not solved" };
             say(format!(
@@ -239,60 +259,10 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
             bar.inc(1);
             continue;
         }
-        say(format!(
-            "rank {r}, m = {m}, N = {}: the rows of {} queries ({})",
-            a.length,
-            tokens.len(),
-            names.join(" ")
-        ));
-        let runs = row_set(
-            m,
-            a.length,
-            r,
-            tokens,
-            a.seed,
-            a.restarts,
-            Some(a.steps),
-            a.schedule,
-            a.joint_lps,
-            deadline,
-            |run| {
-                let exact = match &run.exact_error {
-                    Some(e) => format!("{} (~{:.4})", format_q(e), to_f64(e)),
-                    None => "none (an input of zero kernel mass, or an LP failed)".into(),
-                };
-                let joint = match &run.joint {
-                    Some(j) => format!(
-                        " ({:.4} after training; {} joint LPs, {} kept, {} hops)",
-                        j.before, j.lps, j.kept, j.hops
-                    ),
-                    None => String::new(),
-                };
-                say(format!(
-                    "restart {}: float max error {:.4}{joint}; exact max error over these rows {exact}",
-                    run.restart, run.float_error
-                ));
-            },
-        );
-        let solved = runs.iter().any(|run| run.solves());
-        if solved {
-            say(format!(
-                "solved: a model of rank {r} solves these rows exactly, so no case tree on these \
-                 queries refutes rank {r}"
-            ));
-        } else if (runs.len() as u64) < a.restarts {
-            say(format!(
-                "stopped by the time limit after {} restart(s)",
-                runs.len()
-            ));
-            break;
-        } else {
-            say(format!(
-                "not solved by {} restart(s): a candidate for a refutation of rank {r} (float \
-                 evidence only)",
-                runs.len()
-            ));
-        }
+        let solved = match evaluate(a, tokens, deadline, &say) {
+            Verdict::Cut => break,
+            v => v == Verdict::Solved,
+        };
         if let Some(file) = state.as_mut() {
             let verdict = if solved { "solved" } else { "open" };
             writeln!(file, "{idx} {} {verdict}", names.join(","))
@@ -317,4 +287,298 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A query in binary, `m` digits.
+fn label(m: u32, q: &Token) -> String {
+    format!("{q:0w$b}", w = m as usize)
+}
+
+/// What the restarts of one set found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Some restart's rows are solved exactly: no case tree on these queries refutes the rank.
+    Solved,
+    /// Every restart ran and none solved the rows: float evidence of a refutation, no proof.
+    Resists,
+    /// The time limit came before every restart had run.
+    Cut,
+}
+
+/// Trains the restarts of one set, prints each restart's errors and the set's verdict.
+fn evaluate(a: &RowSetsArgs, tokens: &[Token], deadline: Instant, say: &dyn Fn(String)) -> Verdict {
+    let (m, r) = (a.m, a.rank);
+    let names: Vec<String> = tokens.iter().map(|q| label(m, q)).collect();
+    say(format!(
+        "rank {r}, m = {m}, N = {}: the rows of {} queries ({})",
+        a.length,
+        tokens.len(),
+        names.join(" ")
+    ));
+    let runs = row_set(
+        m,
+        a.length,
+        r,
+        tokens,
+        a.seed,
+        a.restarts,
+        Some(a.steps),
+        a.schedule,
+        a.joint_lps,
+        deadline,
+        |run| {
+            let exact = match &run.exact_error {
+                Some(e) => format!("{} (~{:.4})", format_q(e), to_f64(e)),
+                None => "none (an input of zero kernel mass, or an LP failed)".into(),
+            };
+            let joint = match &run.joint {
+                Some(j) => format!(
+                    " ({:.4} after training; {} joint LPs, {} kept, {} hops)",
+                    j.before, j.lps, j.kept, j.hops
+                ),
+                None => String::new(),
+            };
+            say(format!(
+                "restart {}: float max error {:.4}{joint}; exact max error over these rows {exact}",
+                run.restart, run.float_error
+            ));
+        },
+    );
+    if runs.iter().any(|run| run.solves()) {
+        say(format!(
+            "solved: a model of rank {r} solves these rows exactly, so no case tree on these \
+             queries refutes rank {r}"
+        ));
+        Verdict::Solved
+    } else if (runs.len() as u64) < a.restarts {
+        say(format!(
+            "stopped by the time limit after {} restart(s)",
+            runs.len()
+        ));
+        Verdict::Cut
+    } else {
+        say(format!(
+            "not solved by {} restart(s): a candidate for a refutation of rank {r} (float \
+             evidence only)",
+            runs.len()
+        ));
+        Verdict::Resists
+    }
+}
+
+/// Where a greedy descent ([`descend`]) stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Descent {
+    /// The queries kept, in their order in the starting set.
+    pub kept: Vec<Token>,
+    /// How many queries of the starting set were tried (all of them when the descent ended).
+    pub tried: usize,
+    /// The verdict on the starting set itself, or the one that cut the descent short.
+    pub verdict: Verdict,
+}
+
+/// Drops the queries of `set` one at a time, in order, whenever the rest still resists
+/// (`verdict_of` of the smaller set), after checking that `set` itself resists. One pass
+/// suffices: a query kept because the set without it was solved stays needed later, since a
+/// model that solves the rows of a set solves those of each of its subsets. So when the descent
+/// ends (`tried == set.len()`, verdict [`Verdict::Resists`]) the kept set resists and each of
+/// its subsets with one query fewer lies inside a set that was solved.
+pub fn descend(set: &[Token], mut verdict_of: impl FnMut(&[Token]) -> Verdict) -> Descent {
+    let mut kept = set.to_vec();
+    let verdict = verdict_of(&kept);
+    if verdict != Verdict::Resists {
+        return Descent {
+            kept,
+            tried: 0,
+            verdict,
+        };
+    }
+    for (tried, q) in set.iter().enumerate() {
+        let rest: Vec<Token> = kept.iter().copied().filter(|t| t != q).collect();
+        match verdict_of(&rest) {
+            Verdict::Resists => kept = rest,
+            Verdict::Solved => {}
+            Verdict::Cut => {
+                return Descent {
+                    kept,
+                    tried,
+                    verdict: Verdict::Cut,
+                }
+            }
+        }
+    }
+    Descent {
+        kept,
+        tried: set.len(),
+        verdict: Verdict::Resists,
+    }
+}
+
+/// Reads the verdicts of earlier runs; a line cut by an interruption is ignored.
+fn read_verdicts(path: &Path) -> BTreeMap<String, Verdict> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let verdict = match line.split_once(' ') {
+            Some((set, "solved")) => (set, Verdict::Solved),
+            Some((set, "open")) => (set, Verdict::Resists),
+            _ => continue,
+        };
+        out.insert(verdict.0.to_string(), verdict.1);
+    }
+    out
+}
+
+/// `nkrank lower row-sets --minimize`: the greedy [`descend`] from one set, each verdict read
+/// from the state folder if an earlier run reached it and appended there otherwise.
+fn minimize_run(a: &RowSetsArgs, set: &[Token], deadline: Instant) -> Result<(), String> {
+    let (m, r) = (a.m, a.rank);
+    std::fs::create_dir_all(&a.state)
+        .map_err(|e| format!("cannot create {}: {e}", a.state.display()))?;
+    let path = verdicts_path(a);
+    let known = read_verdicts(&path);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let bar = sets_bar(set.len() + 1);
+    let say = |line: String| bar.suspend(|| println!("{line}"));
+    let join = |s: &[Token]| s.iter().map(|q| label(m, q)).collect::<Vec<_>>().join(",");
+    let mut failure = None;
+    let descent = descend(set, |s| {
+        let key = join(s);
+        bar.inc(1);
+        if let Some(&v) = known.get(&key) {
+            let word = if v == Verdict::Solved {
+                "solved"
+            } else {
+                "not solved"
+            };
+            say(format!("{key}: {word}, from the state file"));
+            return v;
+        }
+        let v = evaluate(a, s, deadline, &say);
+        if v != Verdict::Cut && failure.is_none() {
+            let word = if v == Verdict::Solved {
+                "solved"
+            } else {
+                "open"
+            };
+            if let Err(e) = writeln!(file, "{key} {word}").and_then(|()| file.flush()) {
+                failure = Some(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        v
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let kept = join(&descent.kept);
+    match descent.verdict {
+        Verdict::Solved => println!(
+            "nothing to minimize: rank {r} solves the rows of the {} queries given",
+            set.len()
+        ),
+        Verdict::Cut if descent.tried == 0 => println!(
+            "stopped by the time limit before the restarts of the {} queries given had run",
+            set.len()
+        ),
+        Verdict::Cut => println!(
+            "stopped by the time limit after {} of {} queries tried; so far {} queries resist: \
+             {kept}; the same command resumes (verdicts in {})",
+            descent.tried,
+            set.len(),
+            descent.kept.len(),
+            path.display()
+        ),
+        Verdict::Resists => println!(
+            "minimal: the rows of these {} queries resist rank {r} (float evidence) and each \
+             set with one query fewer is solved (exact): {kept}",
+            descent.kept.len()
+        ),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every subset of `set` (as a bit mask over its positions) that `resists` accepts.
+    fn resisting_masks(set: &[Token], resists: &dyn Fn(&[Token]) -> bool) -> Vec<u32> {
+        (0..1u32 << set.len())
+            .filter(|mask| {
+                let sub: Vec<Token> = (0..set.len())
+                    .filter(|i| mask >> i & 1 == 1)
+                    .map(|i| set[i])
+                    .collect();
+                resists(&sub)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_descent_ends_at_a_minimal_resisting_subset() {
+        // Monotone oracles "resists iff the set contains one of these sets", checked against
+        // every subset by brute force: the result resists, and no subset with one query fewer
+        // does.
+        let set: Vec<Token> = (1..=7).collect();
+        let families: [&[&[Token]]; 4] = [
+            &[&[2, 5]],
+            &[&[1, 2, 3], &[3, 4, 5, 6]],
+            &[&[7], &[1, 2]],
+            &[&[1, 3, 5, 7], &[2, 4, 6], &[1, 6]],
+        ];
+        for family in families {
+            let resists = |s: &[Token]| family.iter().any(|f| f.iter().all(|q| s.contains(q)));
+            let verdict = |s: &[Token]| {
+                if resists(s) {
+                    Verdict::Resists
+                } else {
+                    Verdict::Solved
+                }
+            };
+            let mut calls = 0;
+            let d = descend(&set, |s| {
+                calls += 1;
+                verdict(s)
+            });
+            assert_eq!((d.verdict, d.tried), (Verdict::Resists, set.len()));
+            assert_eq!(
+                calls,
+                set.len() + 1,
+                "one verdict per query and one for the set"
+            );
+            assert!(resists(&d.kept), "{family:?}: {:?}", d.kept);
+            for q in &d.kept {
+                let rest: Vec<Token> = d.kept.iter().copied().filter(|t| t != q).collect();
+                assert!(!resists(&rest), "{family:?}: {:?} is not minimal", d.kept);
+            }
+            // The result is one of the minimal resisting subsets that brute force lists.
+            let masks = resisting_masks(&set, &resists);
+            let mask: u32 = (d.kept.iter())
+                .map(|q| 1 << set.iter().position(|t| t == q).unwrap())
+                .sum();
+            assert!(masks.contains(&mask));
+            assert!(
+                masks.iter().all(|&o| o == mask || o & mask != o),
+                "{family:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_solved_set_or_a_cut_stops_the_descent() {
+        let d = descend(&[1, 2, 3], |_| Verdict::Solved);
+        assert_eq!(
+            (d.kept, d.tried, d.verdict),
+            (vec![1, 2, 3], 0, Verdict::Solved)
+        );
+        // Resists, then drops 1, then the time limit comes while 2 is tried.
+        let mut answers = [Verdict::Resists, Verdict::Resists, Verdict::Cut].into_iter();
+        let d = descend(&[1, 2, 3], |_| answers.next().unwrap_or(Verdict::Cut));
+        assert_eq!((d.kept, d.tried, d.verdict), (vec![2, 3], 1, Verdict::Cut));
+    }
 }
