@@ -472,9 +472,6 @@ fn minimize_run(a: &RowSetsArgs, set: &[Token], deadline: Instant) -> Result<(),
         v
     });
     bar.finish_and_clear();
-    if let Some(e) = failure {
-        return Err(e);
-    }
     let kept = join(&descent.kept);
     match descent.verdict {
         Verdict::Solved => println!(
@@ -499,7 +496,8 @@ fn minimize_run(a: &RowSetsArgs, set: &[Token], deadline: Instant) -> Result<(),
             descent.kept.len()
         ),
     }
-    Ok(())
+    // The result stands; only its record for a resumed run is incomplete.
+    failure.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
