@@ -194,10 +194,11 @@ fn graph_classes_are_the_graphs_up_to_isomorphism() {
     );
 }
 
-/// `nkrank lower row-sets` on the `graphs:3` classes at m = 4, rank 1, with state in `state`.
-fn scan_output(state: &std::path::Path, shard: &str) -> (bool, String) {
+/// `nkrank lower row-sets --m 4 --rank 1 --queries QUERIES --restarts 2 --steps 300 --state
+/// STATE` followed by `more`.
+fn m4_rank1(queries: &str, state: &std::path::Path, more: &[&str]) -> (bool, String) {
     let dir = state.to_str().expect("a UTF-8 path");
-    let fixed = [
+    let args = [
         "lower",
         "row-sets",
         "--m",
@@ -205,19 +206,20 @@ fn scan_output(state: &std::path::Path, shard: &str) -> (bool, String) {
         "--rank",
         "1",
         "--queries",
-        "graphs:3",
-    ];
-    let more = [
+        queries,
         "--restarts",
         "2",
         "--steps",
         "300",
         "--state",
         dir,
-        "--shard",
-        shard,
     ];
-    nkrank(&[&fixed[..], &more[..]].concat())
+    nkrank(&[&args[..], more].concat())
+}
+
+/// `nkrank lower row-sets` on the `graphs:3` classes at m = 4, rank 1, with state in `state`.
+fn scan_output(state: &std::path::Path, shard: &str) -> (bool, String) {
+    m4_rank1("graphs:3", state, &["--shard", shard])
 }
 
 /// The summary of [`scan_output`], with the state folder's name removed.
@@ -253,29 +255,13 @@ fn a_sharded_scan_resumes_and_sums_up_like_one_run() {
 /// `nkrank lower row-sets --minimize` at m = 4, rank 1, from four weight-2 queries, with
 /// verdicts kept in `state`.
 fn minimize(state: &std::path::Path) -> (bool, String) {
-    let dir = state.to_str().expect("a UTF-8 path");
-    nkrank(&[
-        "lower",
-        "row-sets",
-        "--m",
-        "4",
-        "--rank",
-        "1",
-        "--queries",
-        "0011,0101,1010,1100",
-        "--restarts",
-        "2",
-        "--steps",
-        "300",
-        "--state",
-        dir,
-        "--minimize",
-    ])
+    m4_rank1("0011,0101,1010,1100", state, &["--minimize"])
 }
 
 #[test]
 fn minimize_descends_to_two_disjoint_pairs_and_resumes() {
     let state = std::env::temp_dir().join(format!("nkrank-row-sets-min-{}", std::process::id()));
+    std::fs::remove_dir_all(&state).ok();
     let (ok, text) = minimize(&state);
     assert!(ok, "{text}");
     // Two disjoint pairs refute rank 1 (Proposition DP); two pairs that meet, and one query
@@ -296,17 +282,7 @@ fn minimize_descends_to_two_disjoint_pairs_and_resumes() {
     assert!(ok && again.contains(minimal), "{again}");
     assert!(!again.contains("restart 0"), "{again}");
     assert_eq!(again.matches("from the state file").count(), 5, "{again}");
-    let (ok, text) = nkrank(&[
-        "lower",
-        "row-sets",
-        "--m",
-        "4",
-        "--rank",
-        "1",
-        "--queries",
-        "graphs:3",
-        "--minimize",
-    ]);
+    let (ok, text) = m4_rank1("graphs:3", &state, &["--minimize"]);
     assert!(
         !ok && text.contains("--minimize descends from one set"),
         "{text}"
