@@ -406,6 +406,53 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
 }
 
 #[test]
+fn another_order_of_the_queries_reuses_the_split_verdicts_of_the_state_folder() {
+    use nkrank::lower::runs::{chirotopes_run, split_cache_path};
+    let dir = std::env::temp_dir().join(format!("nkrank-split-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let state = dir.join("state");
+    let run = |family: &str, out: &str| {
+        let out = dir.join(out);
+        chirotopes_run(
+            6,
+            9,
+            3,
+            family,
+            true,
+            true,
+            false,
+            "0/1",
+            &out,
+            &state,
+            SatRoute::Builtin,
+        )
+        .unwrap();
+        let cert = ["json.gz", "json"]
+            .map(|e| out.join(format!("len3/m06-lower-r4-case-tree.{e}")))
+            .into_iter()
+            .find(|p| p.exists())
+            .expect("a certificate");
+        nkrank::cert::io::read_certificate(&cert).unwrap()
+    };
+    let cache = split_cache_path(&state, 6, 0, 1);
+    let first = run(PRISM, "first");
+    let verdicts = std::fs::read_to_string(&cache).unwrap();
+    // The 882 circuit splits of the prism fall into 32 classes under coordinate permutations
+    // and reorderings, one line each.
+    assert_eq!(verdicts.lines().count(), 32, "{verdicts:.200}");
+    // The prism in reverse order: a new set for the state file, but every split's class is
+    // known, so no verdict is added, and the cover is proved and checked all the same.
+    let reversed: Vec<&str> = PRISM.split(',').rev().collect();
+    let second = run(&reversed.join(","), "second");
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), verdicts);
+    for cert in [&first, &second] {
+        let proven = check(cert, CheckOptions::default()).unwrap();
+        assert_eq!(proven.rank, 4);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_committed_packed_refutation_is_the_writers_own_spelling() {
     // The largest committed refutation, unpacked by the checker's reader and packed again by
     // the writer, gives the same text: one spelling per refutation, and reader and writer

@@ -134,17 +134,120 @@ pub fn solve_support_split(
     })
 }
 
-/// Outcomes of splits shared between query sets: the split `{P, N}` of queries `S` up to
-/// coordinate permutations and reordering of the queries, mapped to closed (`true`) or open.
-pub type SplitCache = std::sync::Mutex<std::collections::HashMap<(Vec<(u32, u32)>, u32), bool>>;
+/// A split `{P, N}` of queries `S` up to coordinate permutations and reordering of the
+/// queries ([`split_key`]): the sorted (region pattern, size) pairs and the smaller side.
+pub type SplitKey = (Vec<(u32, u32)>, u32);
+
+/// Outcomes of splits shared between query sets, mapped to closed (`true`) or open; optionally
+/// kept in a file, so that later runs (another order of the queries, a superset, another rank
+/// at the same `m`) solve none of them again. A verdict stands for every split with its key,
+/// since the task is invariant under coordinate permutations; it only steers the search, as a
+/// leaf found through the cache is solved again before a certificate is written.
+#[derive(Default)]
+pub struct SplitCache {
+    map: std::sync::Mutex<std::collections::HashMap<SplitKey, bool>>,
+    file: Option<std::sync::Mutex<std::fs::File>>,
+}
+
+impl SplitCache {
+    /// A cache kept in files (lines `pattern:size,...;side 0|1`): the verdicts of every file of
+    /// `read` and of `path` are read (a line cut by an interruption is ignored), and each new
+    /// one is appended to `path`, which only this process writes (one file per shard).
+    pub fn persistent(read: &[std::path::PathBuf], path: &std::path::Path) -> Result<Self, String> {
+        let read_text = |p: &std::path::Path| match std::fs::read_to_string(p) {
+            Ok(t) => Ok(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+            Err(e) => Err(format!("cannot read {}: {e}", p.display())),
+        };
+        let mut map = std::collections::HashMap::new();
+        for other in read.iter().filter(|p| p.as_path() != path) {
+            map.extend(read_text(other)?.lines().filter_map(parse_cache_line));
+        }
+        let text = read_text(path)?;
+        map.extend(text.lines().filter_map(parse_cache_line));
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        // A cut last line is ended, so that the next verdict starts a line of its own.
+        if !text.is_empty() && !text.ends_with('\n') {
+            use std::io::Write as _;
+            file.write_all(b"\n")
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(SplitCache {
+            map: std::sync::Mutex::new(map),
+            file: Some(std::sync::Mutex::new(file)),
+        })
+    }
+
+    /// The verdict recorded for `key`, if any.
+    fn get(&self, key: &SplitKey) -> Result<Option<bool>, String> {
+        let map = self.map.lock().map_err(|_| "cache poisoned")?;
+        Ok(map.get(key).copied())
+    }
+
+    /// Records a verdict, and appends it to the file of a persistent cache, unless its class
+    /// has one already (two threads may solve equivalent splits at once; the first one stays).
+    fn insert(&self, key: SplitKey, closed: bool) -> Result<(), String> {
+        let mut map = self.map.lock().map_err(|_| "cache poisoned")?;
+        let line = cache_line(&key, closed);
+        if let std::collections::hash_map::Entry::Vacant(slot) = map.entry(key) {
+            slot.insert(closed);
+            if let Some(file) = &self.file {
+                use std::io::Write as _;
+                let mut file = file.lock().map_err(|_| "cache poisoned")?;
+                file.write_all(line.as_bytes())
+                    .map_err(|e| format!("cannot write the split cache: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many verdicts the cache holds.
+    pub fn len(&self) -> usize {
+        self.map.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// Whether the cache holds no verdict.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One verdict of a persistent [`SplitCache`] as a line of its file.
+fn cache_line((regions, side): &SplitKey, closed: bool) -> String {
+    let regions: Vec<String> = regions.iter().map(|(p, n)| format!("{p}:{n}")).collect();
+    format!("{};{side} {}\n", regions.join(","), u8::from(closed))
+}
+
+/// The verdict of a line of a persistent [`SplitCache`], or `None` for a malformed line.
+fn parse_cache_line(line: &str) -> Option<(SplitKey, bool)> {
+    let (key, verdict) = line.split_once(' ')?;
+    let closed = match verdict {
+        "1" => true,
+        "0" => false,
+        _ => return None,
+    };
+    let (regions, side) = key.split_once(';')?;
+    let regions = regions
+        .split(',')
+        .map(|r| {
+            let (p, n) = r.split_once(':')?;
+            Some((p.parse().ok()?, n.parse().ok()?))
+        })
+        .collect::<Option<Vec<(u32, u32)>>>()?;
+    Some(((regions, side.parse().ok()?), closed))
+}
 
 /// A key that two splits of query sets share iff a coordinate permutation and a reordering of
 /// the queries map one onto the other (sides unordered).
-pub fn split_key(m: u32, sub: &[u64], p: u32) -> Result<(Vec<(u32, u32)>, u32), String> {
+pub fn split_key(m: u32, sub: &[u64], p: u32) -> Result<SplitKey, String> {
     let set = RowSet::new(m, 3, sub)?;
     let k = sub.len();
     let full = (1u32 << k) - 1;
-    let mut best: Option<(Vec<(u32, u32)>, u32)> = None;
+    let mut best: Option<SplitKey> = None;
     for order in super::case_tree::permutations_of(k) {
         // New index i holds old query order[i].
         let map = |pat: u32| (0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i);
@@ -405,12 +508,7 @@ pub(crate) fn solve_splits_counted(
                 None
             };
             if let (Some(c), Some(key)) = (cache, key.as_ref()) {
-                let known = c
-                    .lock()
-                    .map_err(|_| "cache poisoned".to_string())?
-                    .get(key)
-                    .copied();
-                if let Some(closed) = known {
+                if let Some(closed) = c.get(key)? {
                     tick();
                     return Ok(if closed {
                         SplitOutcome::ClosedByCache
@@ -421,9 +519,7 @@ pub(crate) fn solve_splits_counted(
             }
             let r = solve_support_split(m, rows, s, p)?;
             if let (Some(c), Some(key)) = (cache, key) {
-                c.lock()
-                    .map_err(|_| "cache poisoned".to_string())?
-                    .insert(key, r.is_ok());
+                c.insert(key, r.is_ok())?;
             }
             tick();
             Ok(match r {
@@ -762,6 +858,42 @@ pub fn cover_products(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_verdicts_survive_a_file_and_cut_lines_are_skipped() {
+        let key: SplitKey = (vec![(3, 12), (5, 40), (6, 1)], 6);
+        let line = cache_line(&key, true);
+        assert_eq!(line, "3:12,5:40,6:1;6 1\n");
+        assert_eq!(parse_cache_line(line.trim_end()), Some((key.clone(), true)));
+        for bad in [
+            "3:12,5:40;6",
+            "3:12,5:40;6 2",
+            "3:12,5;6 1",
+            "3:x;6 0",
+            ";6 1",
+            "",
+        ] {
+            assert_eq!(parse_cache_line(bad), None, "{bad:?}");
+        }
+        let dir = std::env::temp_dir().join(format!("nkrank-cache-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (mine, other) = (dir.join("a.txt"), dir.join("b.txt"));
+        // Another shard's file, and this one's ending in a line cut by an interruption.
+        std::fs::write(&other, "1:2;1 0\n").unwrap();
+        std::fs::write(&mine, "7:7;0 1\n7:8;0").unwrap();
+        let cache = SplitCache::persistent(&[mine.clone(), other.clone()], &mine).unwrap();
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.get(&(vec![(1, 2)], 1)).unwrap(), Some(false));
+        assert_eq!(cache.get(&(vec![(7, 7)], 0)).unwrap(), Some(true));
+        assert_eq!(cache.get(&(vec![(7, 8)], 0)).unwrap(), None);
+        cache.insert(key.clone(), false).unwrap();
+        let text = std::fs::read_to_string(&mine).unwrap();
+        assert_eq!(text, "7:7;0 1\n7:8;0\n3:12,5:40,6:1;6 0\n");
+        let again = SplitCache::persistent(&[other], &mine).unwrap();
+        assert_eq!((again.len(), again.get(&key).unwrap()), (3, Some(false)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn vectors_of_four_points_are_the_circuit() {

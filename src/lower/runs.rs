@@ -451,6 +451,32 @@ fn read_state(path: &Path) -> Result<BTreeMap<usize, StateEntry>, String> {
     Ok(out)
 }
 
+/// The file of the split verdicts that shard `i` of `n` of the chirotope searches at `m` writes
+/// in a state folder ([`super::chirotope::SplitCache::persistent`]); every search at `m` reads
+/// those of all shards ([`split_cache_files`]).
+pub fn split_cache_path(dir: &Path, m: u32, i: usize, n: usize) -> std::path::PathBuf {
+    dir.join(format!("split-cache-m{m:02}-shard{i}of{n}.txt"))
+}
+
+/// The files of split verdicts at `m` in `dir`, of every shard, in name order.
+pub fn split_cache_files(dir: &Path, m: u32) -> Vec<std::path::PathBuf> {
+    let prefix = format!("split-cache-m{m:02}-shard");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    (p.file_name().and_then(|x| x.to_str()))
+                        .is_some_and(|x| x.starts_with(&prefix) && x.ends_with(".txt"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
 /// The state file of shard `i` of `n` in `dir`.
 pub fn state_path(
     dir: &Path,
@@ -550,7 +576,10 @@ pub fn chirotopes_run(
         .open(&spath)
         .map_err(|e| format!("cannot open {}: {e}", spath.display()))?;
     let bar = sets_bar(mine.len());
-    let cache = super::chirotope::SplitCache::default();
+    let cache = super::chirotope::SplitCache::persistent(
+        &split_cache_files(state_dir, m),
+        &split_cache_path(state_dir, m, si, sn),
+    )?;
     let mut best = done
         .values()
         .map(|v| (v.2, v.1, v.0.clone()))
