@@ -154,28 +154,14 @@ impl SplitCache {
     /// `read` and of `path` are read (a line cut by an interruption is ignored), and each new
     /// one is appended to `path`, which only this process writes (one file per shard).
     pub fn persistent(read: &[std::path::PathBuf], path: &std::path::Path) -> Result<Self, String> {
-        let read_text = |p: &std::path::Path| match std::fs::read_to_string(p) {
-            Ok(t) => Ok(t),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-            Err(e) => Err(format!("cannot read {}: {e}", p.display())),
-        };
         let mut map = std::collections::HashMap::new();
         for other in read.iter().filter(|p| p.as_path() != path) {
-            map.extend(read_text(other)?.lines().filter_map(parse_cache_line));
+            let text = std::fs::read_to_string(other)
+                .map_err(|e| format!("cannot read {}: {e}", other.display()))?;
+            map.extend(text.lines().filter_map(parse_cache_line));
         }
-        let text = read_text(path)?;
+        let (text, file) = super::runs::open_log(path)?;
         map.extend(text.lines().filter_map(parse_cache_line));
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-        // A cut last line is ended, so that the next verdict starts a line of its own.
-        if !text.is_empty() && !text.ends_with('\n') {
-            use std::io::Write as _;
-            file.write_all(b"\n")
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        }
         Ok(SplitCache {
             map: std::sync::Mutex::new(map),
             file: Some(std::sync::Mutex::new(file)),

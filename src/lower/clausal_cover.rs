@@ -59,13 +59,8 @@ pub const CHECKPOINT_CHUNK: usize = 256;
 
 /// The verdicts recorded in a checkpoint: lines `support p 1` (closed) or `support p 0` (open),
 /// masks in decimal. A line cut by an interruption does not have exactly these three fields and
-/// is ignored: its split is solved again. Also says whether the file ends in such a cut line.
-fn read_checkpoint(path: &Path) -> Result<(Verdicts, bool), String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((BTreeMap::new(), false)),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
+/// is ignored: its split is solved again.
+fn parse_checkpoint(text: &str) -> Verdicts {
     let mut out = BTreeMap::new();
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
@@ -75,7 +70,7 @@ fn read_checkpoint(path: &Path) -> Result<(Verdicts, bool), String> {
             }
         }
     }
-    Ok((out, !text.is_empty() && !text.ends_with('\n')))
+    out
 }
 
 /// Solves the splits `need`, skipping those whose verdict `checkpoint` records and appending
@@ -93,7 +88,8 @@ fn solve_with_checkpoint(
     let Some(path) = checkpoint else {
         return solve_splits_counted(m, rows, need, cache, tick);
     };
-    let (known, cut) = read_checkpoint(path)?;
+    let (text, mut file) = super::runs::open_log(path)?;
+    let known = parse_checkpoint(&text);
     let mut out = SplitOutcomes::new();
     let mut rest = Vec::new();
     for key in need {
@@ -109,16 +105,6 @@ fn solve_with_checkpoint(
             }
             None => rest.push(key),
         }
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    // A line cut by an interruption is ended, so that the next verdict starts a line of its own.
-    if cut {
-        file.write_all(b"\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     for chunk in rest.chunks(CHECKPOINT_CHUNK) {
         let solved = solve_splits_counted(m, rows, chunk.to_vec(), cache, tick)?;

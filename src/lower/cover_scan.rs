@@ -22,6 +22,7 @@
 use super::aggregated::solve_with_point;
 use super::case_tree::permutations_of;
 use super::case_tree::LeafOutcome;
+use super::runs::binary;
 use super::witness::is_exact_witness;
 use crate::chirotope::chirotopes;
 use crate::relation::RowSet;
@@ -201,10 +202,6 @@ pub fn split_state_path(dir: &Path, m: u32, i: usize, n: usize) -> PathBuf {
     dir.join(format!("{}shard{i}of{n}.txt", state_prefix(m)))
 }
 
-fn binary(m: u32, t: u64) -> String {
-    format!("{t:0width$b}", width = m as usize)
-}
-
 /// A line of the state file: `TOKENS P VERDICT [MARGIN]`, the four tokens in binary joined by
 /// commas, `P` the positions on the side of position 0 joined by `+`.
 fn split_line(m: u32, (q, p): SplitTask, v: Verdict) -> String {
@@ -294,19 +291,7 @@ impl SplitTable {
     /// Reads every state file of `m` in `dir` (missing folder: empty table).
     pub fn load(m: u32, dir: &Path) -> Result<SplitTable, String> {
         let mut t = SplitTable::new(m);
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return Ok(t);
-        };
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(&state_prefix(m)) && n.ends_with(".txt"))
-            })
-            .collect();
-        files.sort();
-        for f in files {
+        for f in super::runs::state_files(dir, &state_prefix(m)) {
             let text = std::fs::read_to_string(&f)
                 .map_err(|e| format!("cannot read {}: {e}", f.display()))?;
             for line in text.lines() {

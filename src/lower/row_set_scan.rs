@@ -5,7 +5,7 @@
 //! file in the folder.
 
 use super::row_sets::{graph_classes, row_set, MAX_M_GRAPHS};
-use super::runs::{binary_tokens, parse_shard, sets_bar};
+use super::runs::{binary, binary_tokens, open_log, parse_shard, sets_bar, state_files};
 use crate::rational::format_q;
 use crate::search::upper::rationalize::to_f64;
 use crate::search::upper::train::Schedule;
@@ -128,15 +128,9 @@ fn read_all_shards(
     a: &RowSetsArgs,
     k: usize,
 ) -> Result<BTreeMap<usize, Finished>, String> {
-    let prefix = state_name(a, &format!("graphs{k}-")) + "-shard";
     let mut all = BTreeMap::new();
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if name.to_str().is_some_and(|x| x.starts_with(&prefix)) {
-            all.extend(read_state(&entry.path())?);
-        }
+    for file in state_files(dir, &(state_name(a, &format!("graphs{k}-")) + "-shard")) {
+        all.extend(read_state(&file)?);
     }
     Ok(all)
 }
@@ -249,7 +243,7 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
     let say = |line: String| bar.suspend(|| println!("{line}"));
     for &idx in &mine {
         let tokens = &sets[idx];
-        let names: Vec<String> = tokens.iter().map(|q| label(m, q)).collect();
+        let names: Vec<String> = tokens.iter().map(|&q| binary(m, q.into())).collect();
         if let Some((_, solved)) = done.get(&idx) {
             let verdict = if *solved { "solved" } else { "not solved" };
             say(format!(
@@ -289,11 +283,6 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// A query in binary, `m` digits.
-fn label(m: u32, q: &Token) -> String {
-    format!("{q:0w$b}", w = m as usize)
-}
-
 /// What the restarts of one set found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -308,7 +297,7 @@ pub enum Verdict {
 /// Trains the restarts of one set, prints each restart's errors and the set's verdict.
 fn evaluate(a: &RowSetsArgs, tokens: &[Token], deadline: Instant, say: &dyn Fn(String)) -> Verdict {
     let (m, r) = (a.m, a.rank);
-    let names: Vec<String> = tokens.iter().map(|q| label(m, q)).collect();
+    let names: Vec<String> = tokens.iter().map(|&q| binary(m, q.into())).collect();
     say(format!(
         "rank {r}, m = {m}, N = {}: the rows of {} queries ({})",
         a.length,
@@ -414,9 +403,8 @@ pub fn descend(set: &[Token], mut verdict_of: impl FnMut(&[Token]) -> Verdict) -
     }
 }
 
-/// Reads the verdicts of earlier runs; a line cut by an interruption is ignored.
-fn read_verdicts(path: &Path) -> BTreeMap<String, Verdict> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
+/// The verdicts in the text of a verdicts file; a line cut by an interruption is ignored.
+fn parse_verdicts(text: &str) -> BTreeMap<String, Verdict> {
     let mut out = BTreeMap::new();
     for line in text.lines() {
         let verdict = match line.split_once(' ') {
@@ -436,15 +424,16 @@ fn minimize_run(a: &RowSetsArgs, set: &[Token], deadline: Instant) -> Result<(),
     std::fs::create_dir_all(&a.state)
         .map_err(|e| format!("cannot create {}: {e}", a.state.display()))?;
     let path = verdicts_path(a);
-    let known = read_verdicts(&path);
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let (text, mut file) = open_log(&path)?;
+    let known = parse_verdicts(&text);
     let bar = sets_bar(set.len() + 1);
     let say = |line: String| bar.suspend(|| println!("{line}"));
-    let join = |s: &[Token]| s.iter().map(|q| label(m, q)).collect::<Vec<_>>().join(",");
+    let join = |s: &[Token]| {
+        s.iter()
+            .map(|&q| binary(m, q.into()))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let mut failure = None;
     let descent = descend(set, |s| {
         let key = join(s);

@@ -269,10 +269,7 @@ pub fn cases_range(
                 } else {
                     prove(set)?
                 };
-                let label: Vec<String> = rows
-                    .iter()
-                    .map(|q| format!("{q:0width$b}", width = m as usize))
-                    .collect();
+                let label: Vec<String> = rows.iter().map(|&q| binary(m, q)).collect();
                 eprintln!(
                     "m = {m}, k = {k}: {} of queries {} ({orbits} orbits): {} ({:.1}s)",
                     if by_order { "orders" } else { "splits" },
@@ -460,21 +457,52 @@ pub fn split_cache_path(dir: &Path, m: u32, i: usize, n: usize) -> std::path::Pa
 
 /// The files of split verdicts at `m` in `dir`, of every shard, in name order.
 pub fn split_cache_files(dir: &Path, m: u32) -> Vec<std::path::PathBuf> {
-    let prefix = format!("split-cache-m{m:02}-shard");
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| {
-                    (p.file_name().and_then(|x| x.to_str()))
-                        .is_some_and(|x| x.starts_with(&prefix) && x.ends_with(".txt"))
-                })
-                .collect()
+    state_files(dir, &format!("split-cache-m{m:02}-shard"))
+}
+
+/// The `.txt` files in `dir` whose names start with `prefix` (the state files of every shard of
+/// one search), in name order; none if the folder is missing.
+pub(crate) fn state_files(dir: &Path, prefix: &str) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            (p.file_name().and_then(|x| x.to_str()))
+                .is_some_and(|x| x.starts_with(prefix) && x.ends_with(".txt"))
         })
-        .unwrap_or_default();
+        .collect();
     files.sort();
     files
+}
+
+/// An append-only log of verdicts: its text so far (empty if there is no file yet) and the file
+/// opened for appending. A last line cut by an interruption is ended first, so that the next
+/// line starts on its own; readers skip the cut line.
+pub(crate) fn open_log(path: &Path) -> Result<(String, std::fs::File), String> {
+    use std::io::Write as _;
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        file.write_all(b"\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok((text, file))
+}
+
+/// A token of `m` bits in binary, the way the commands print and read queries.
+pub(crate) fn binary(m: u32, t: u64) -> String {
+    format!("{t:0width$b}", width = m as usize)
 }
 
 /// The state file of shard `i` of `n` in `dir`.
@@ -596,10 +624,7 @@ pub fn chirotopes_run(
         let rows = &sets[idx];
         let t = Instant::now();
         tried += 1;
-        let label: Vec<String> = rows
-            .iter()
-            .map(|q| format!("{q:0width$b}", width = m as usize))
-            .collect();
+        let label: Vec<String> = rows.iter().map(|&q| binary(m, q)).collect();
         // Cover mode: the closed circuit splits as leaves, each covering every chirotope in
         // which that circuit has that sign (cases "chirotope-cover"); the chirotopes are
         // enumerated up to k = 7, and beyond the cover is proved by a refutation.
@@ -857,7 +882,7 @@ pub fn chirotopes_exhaustive(
     let mut table = circuit_splits_run(m, "0/1", state_dir)?;
     let label = |rows: &[u64]| -> String {
         rows.iter()
-            .map(|q| format!("{q:0width$b}", width = m as usize))
+            .map(|&q| binary(m, q))
             .collect::<Vec<_>>()
             .join(",")
     };
