@@ -178,8 +178,8 @@ impl SplitCache {
     /// has one already (two threads may solve equivalent splits at once; the first one stays).
     fn insert(&self, key: SplitKey, closed: bool) -> Result<(), String> {
         let mut map = self.map.lock().map_err(|_| "cache poisoned")?;
-        let line = cache_line(&key, closed);
         if let std::collections::hash_map::Entry::Vacant(slot) = map.entry(key) {
+            let line = cache_line(slot.key(), closed);
             slot.insert(closed);
             if let Some(file) = &self.file {
                 use std::io::Write as _;
