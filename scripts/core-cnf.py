@@ -40,13 +40,27 @@ def numbers(data):
             value, shift = 0, 0
 
 
-def hint_lists(tree, n):
+def packed_text(tree, cert_path):
+    """The packed refutation's text: `proof_packed` and the texts of its part files
+    (`NAME.proof-partI.gz` beside `NAME.json.gz`, docs/CERTIFICATES.md section 16.5)."""
+    text = tree["proof_packed"]
+    name = os.path.basename(cert_path)
+    stem = name.removesuffix(".gz").removesuffix(".json")
+    for i in range(1, len(tree.get("proof_packed_parts", [])) + 1):
+        part = os.path.join(os.path.dirname(cert_path), f"{stem}.proof-part{i}.gz")
+        with open(part, "rb") as f:
+            raw = f.read()
+        text += (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("ascii")
+    return text
+
+
+def hint_lists(tree, n, cert_path):
     """The hints of every step (identifiers), from `proof` or `proof_packed`."""
     if "proof" in tree:
         for step in tree["proof"]:
             yield step["hints"]
         return
-    it = numbers(base64.b85decode(tree["proof_packed"]))
+    it = numbers(base64.b85decode(packed_text(tree, cert_path)))
     table = [next(it) for _ in range(next(it))]
     s = 0
     for lits in it:
@@ -67,7 +81,7 @@ def main():
     r, k = cert["claim"]["rank"] - 1, len(tree["queries"])
     axioms = 1 + 16 * math.comb(k, r - 2) * math.comb(k - r + 2, 4) + 2 * math.comb(k, r + 1)
     n = axioms + sum(2 ** len(leaf["relations"]) for leaf in tree["leaves"])
-    used = {h for hints in hint_lists(tree, n) for h in hints if h <= axioms}
+    used = {h for hints in hint_lists(tree, n, cert_path) for h in hints if h <= axioms}
     kept, index, variables = [], 0, 0
     with open(formula_path) as f:
         for line in f:

@@ -40,16 +40,20 @@ while IFS= read -r line; do
         [[ "${words[$i]}" == --time-limit ]] && words[i+1]="$limit"
       done
     fi
-    # A refutation of another SAT solver (`--drup FILE`) is rebuilt by its own script, which
-    # runs that solver first: r*(7, 3) >= 5 by scripts/m07-lower-r5.sh (apt-get install
-    # cadical; 46 minutes in a fresh clone beside CI runs), whose certificate is copied into
-    # OUT_DIR.
+    # A refutation of another SAT solver (`--drup FILE`) is rebuilt by scripts/cover-refutation.sh,
+    # which runs that solver first (apt-get install cadical): r*(7, 3) >= 5 (46 minutes in a
+    # fresh clone beside CI runs) and r*(9, 3) >= 6; its certificate is copied into OUT_DIR.
     if [[ " $cmd " == *" --drup "* ]]; then
-      if [[ " $cmd " == *" lower chirotopes --m 7 "* ]]; then
-        echo "+ scripts/m07-lower-r5.sh $out/m07-lower" >&2
-        scripts/m07-lower-r5.sh "$out/m07-lower"
+      name="" m_arg=0
+      for i in "${!words[@]}"; do
+        [[ "${words[$i]}" == --m ]] && m_arg="${words[i+1]}"
+        [[ "${words[$i]}" == --rank ]] && name="$(printf 'm%02d-lower-r%d' "$m_arg" $((words[i+1] + 1)))"
+      done
+      if [[ "$name" == m07-lower-r5 || "$name" == m09-lower-r6 ]]; then
+        echo "+ scripts/cover-refutation.sh $name $out/$name" >&2
+        scripts/cover-refutation.sh "$name" "$out/$name"
         mkdir -p "$out/len3"
-        cp "$out/m07-lower/len3/m07-lower-r5-case-tree.json.gz" "$out/len3/"
+        cp "$out/$name/len3/$name-case-tree.json.gz" "$out/len3/"
       else
         echo "run.sh: no script rebuilds the proof that this command reads: $cmd" >&2
       fi

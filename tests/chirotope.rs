@@ -66,6 +66,7 @@ fn pairs_chirotope_certificate_of(n: usize) -> CertificateFile {
             leaves,
             proof: None,
             proof_packed: None,
+            proof_packed_parts: None,
         },
     )
 }
@@ -367,6 +368,7 @@ fn pairs_cover_certificate() -> CertificateFile {
             leaves,
             proof: None,
             proof_packed: None,
+            proof_packed_parts: None,
         },
     )
 }

@@ -81,13 +81,13 @@ fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
     assert_rejected(&good, "a proof on a split tree", &|c| {
         tree(c).cases = "splits".into();
     });
-    // Six more queries and a claim of 6 ask for a formula of rank 5 on 15 queries, beyond the
+    // Seven more queries and a claim of 6 ask for a formula of rank 5 on 16 queries, beyond the
     // checker's budget: refused before any leaf is read, with the budget named.
     let mut big = good.clone();
-    tree(&mut big).queries.extend([7, 11, 13, 14, 19, 21]);
+    tree(&mut big).queries.extend([7, 11, 13, 14, 19, 21, 22]);
     big.claim.rank = 6;
     let err = check(&big, CheckOptions::default()).unwrap_err();
-    assert!(err.contains("1444873"), "{err}");
+    assert!(err.contains("3613611"), "{err}");
     // Without its proof the cover is checked by enumeration, which cannot list the prism's
     // chirotopes within the format's budget.
     assert_rejected(&good, "the proof removed", &|c| {
@@ -168,6 +168,112 @@ fn the_packed_spelling_of_the_prism_checks_and_tampering_is_rejected() {
             tree(c).proof_packed = Some(String::from_utf8(t.clone()).unwrap());
         });
     }
+}
+
+#[test]
+fn a_packed_refutation_split_into_part_files_checks_and_tampering_is_rejected() {
+    use nkrank::cert::io::{
+        certificate_text, proof_part_path, read_certificate, sha256_hex, write_certificate,
+        write_certificate_split,
+    };
+    use nkrank::cert::packed_proof::pack_proof;
+    use nkrank::check::report::check_file;
+    let rows = binary_tokens(PRISM).unwrap();
+    let plain = case_tree_certificate(6, 4, proved(6, &rows, 3));
+    let cnf =
+        nkrank::check::chirotope_cert::clausal_form(4, plain.case_tree.as_ref().unwrap()).unwrap();
+    let mut good = plain.clone();
+    let steps = tree(&mut good).proof.take().unwrap();
+    let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
+    tree(&mut good).proof_packed = Some(text.clone());
+    let dir = std::env::temp_dir().join(format!("nkrank-parts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m06-lower-r4-case-tree.json.gz");
+    // A cap one byte below the file's text and parts of a third of the refutation: the file
+    // keeps the first third and names two parts, written beside it.
+    let third = text.len().div_ceil(3);
+    let cap = certificate_text(&good).len() as u64 - 1;
+    // No room beside the other fields: refused, nothing written.
+    let err = write_certificate_split(&path, &good, 100, third).unwrap_err();
+    assert!(err.contains("cannot be split"), "{err}");
+    assert!(!path.exists());
+    write_certificate_split(&path, &good, cap, third).unwrap();
+    let part = |i| proof_part_path(&path, i);
+    assert_eq!(
+        part(2).file_name().unwrap(),
+        "m06-lower-r4-case-tree.proof-part2.gz"
+    );
+    assert!(part(1).exists() && part(2).exists() && !part(3).exists());
+    let stored = nkrank::cert::io::read_bytes(&path).unwrap();
+    let split = nkrank::cert::io::parse_certificate(&stored).unwrap();
+    let split_tree = split.case_tree.as_ref().unwrap();
+    assert_eq!(split_tree.proof_packed.as_deref(), Some(&text[..third]));
+    let hashes = split_tree.proof_packed_parts.clone().unwrap();
+    assert_eq!(hashes.len(), 2);
+    assert_eq!(hashes[0], sha256_hex(&std::fs::read(part(1)).unwrap()));
+    // Read by its path, the parts are joined and the whole refutation is checked.
+    let read = read_certificate(&path).unwrap();
+    assert!(read == good, "the parts give back the whole text");
+    let proven = check_file(&path, CheckOptions::default()).outcome.unwrap();
+    assert_eq!(proven.rank, 4);
+    // Parsed without its path, the parts are not read and the checker says so.
+    let err = check(&split, CheckOptions::default()).unwrap_err();
+    assert!(err.contains("proof parts were not read"), "{err}");
+    // Tampering with the parts or their list.
+    let rejected = |what: &str, expect: &str| {
+        let err = check_file(&path, CheckOptions::default())
+            .outcome
+            .unwrap_err();
+        assert!(err.contains(expect), "{what}: {err}");
+    };
+    let part1 = std::fs::read(part(1)).unwrap();
+    let part2 = std::fs::read(part(2)).unwrap();
+    std::fs::remove_file(part(2)).unwrap();
+    rejected(
+        "part 2 missing",
+        "proof part m06-lower-r4-case-tree.proof-part2.gz: cannot read",
+    );
+    std::fs::create_dir(part(2)).unwrap();
+    rejected("a folder in place of part 2", "not a regular file");
+    std::fs::remove_dir(part(2)).unwrap();
+    std::fs::write(part(2), &part1).unwrap();
+    rejected("part 1 in place of part 2", "its SHA-256 is");
+    std::fs::write(part(2), &part2).unwrap();
+    let mut changed = part2.clone();
+    let last = changed.len() - 9;
+    changed[last] ^= 1;
+    std::fs::write(part(2), &changed).unwrap();
+    rejected("a byte of part 2 changed", "its SHA-256 is");
+    std::fs::write(part(2), &part2).unwrap();
+    let rewrite = |f: &dyn Fn(&mut CaseTreeJson)| {
+        let mut c = split.clone();
+        f(c.case_tree.as_mut().unwrap());
+        std::fs::write(&path, certificate_text(&c)).unwrap();
+    };
+    rewrite(&|t| t.proof_packed = Some(text[..third - 5].to_string()));
+    rejected("the file's own share cut by five digits", "proof_packed");
+    rewrite(&|t| t.proof_packed = None);
+    rejected("parts without a text to continue", "continues proof_packed");
+    rewrite(&|t| t.proof_packed_parts = Some(Vec::new()));
+    rejected("an empty list of parts", "1..=3 parts");
+    rewrite(&|t| t.proof_packed_parts = Some(vec![hashes[0].clone(); 4]));
+    rejected("four parts", "1..=3 parts");
+    rewrite(&|t| t.proof_packed_parts = Some(vec![hashes[0].clone()]));
+    rejected("the second part left out of the list", "proof_packed");
+    rewrite(&|t| t.cases = "splits".into());
+    rejected("parts on a split tree", "carries a proof");
+    // `nkrank merge` copies a certificate with its parts.
+    write_certificate_split(&path, &good, cap, third).unwrap();
+    let out = dir.join("merged");
+    nkrank::cert::merge::merge_into(&out, &[(path.as_path(), &proven)]).unwrap();
+    let copy = out.join("len3").join(path.file_name().unwrap());
+    check_file(&copy, CheckOptions::default()).outcome.unwrap();
+    // Written again within the cap, the file is whole and the parts are gone.
+    write_certificate(&path, &good).unwrap();
+    assert!(!part(1).exists() && !part(2).exists());
+    assert!(read_certificate(&path).unwrap() == good);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -83,6 +83,17 @@ pub fn merge_into(out: &Path, chosen: &[(&Path, &Proven)]) -> Result<Vec<Merged>
             });
             continue;
         }
+        // The part files of a long refutation first, so that a copied certificate always
+        // finds its parts (the check read and verified them beside the source).
+        for i in 1..=super::io::MAX_PROOF_PARTS {
+            let part = super::io::proof_part_path(src, i);
+            if !part.exists() {
+                break;
+            }
+            let part_bytes =
+                std::fs::read(&part).map_err(|e| format!("{}: {e}", part.display()))?;
+            super::io::write_atomic(&super::io::proof_part_path(&dst, i), &part_bytes)?;
+        }
         super::io::write_atomic(&dst, &bytes)?;
         done.push(Merged::Copied(dst));
     }

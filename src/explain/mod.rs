@@ -549,6 +549,12 @@ fn case_tree(d: &mut Doc, cert: &CertificateFile, p: &Proven, t: &CaseTreeJson, 
             "Lemma S (docs/PROOFS.md section 12.2). If a model of rank $k - 1$ solves Min-IP, then for some split of the $k$ queries into two nonempty sides $P \\ni q_1$ and $N$ there are strictly feasible rows $x_i$ of the queries with $\\sum_{{i \\in P}} x_i = \\sum_{{i \\in N}} x_i$ (the $k$ feature vectors $U[q_i, :]$ of $\\mathbb{{R}}^{{k-1}}_{{\\ge 0}}$ are linearly dependent, and a dependence of nonzero nonnegative vectors has coefficients of both signs). So closing every split proves $r^* \\ge k$; here $k = {k}$ and there are $2^{{k-1}} - 1 = {}$ splits.",
             t.leaves.len()
         ));
+    } else if chirotope_cases(t) && (t.proof.is_some() || t.proof_packed.is_some()) {
+        let rank = (cert.claim.rank as usize).saturating_sub(1);
+        d.para(&format!(
+            "Lemma C and Lemma R (docs/PROOFS.md sections 12.7 and 12.10). In a model of rank {rank} the feature vectors $U[q_i, :]$ of the queries lie in $\\mathbb{{R}}^{rank}_{{\\ge 0}}$; after a small perturbation that keeps the rows strictly feasible they are in general position, and the signs $\\chi$ of their ${rank} \\times {rank}$ minors (up to one global sign) form an acyclic sign vector on the {k} queries that satisfies the 3-term Grassmann-Plücker relations. For that $\\chi$, every family of relations $\\sum_P x = \\sum_N x$ whose sign patterns are vectors of $\\chi$ and whose incidence graph with the queries is a forest holds together with strictly feasible rows. Here each leaf is one circuit, and such sign vectors are too many to list: the certificate carries a refutation of the cover's clausal form, which the checker builds itself (one variable per minor, the Grassmann-Plücker and acyclicity clauses, and for each leaf the clauses that exclude the sign vectors in which its circuit is a vector) and replays step by step, each step by reverse unit propagation, down to the empty clause. So every such $\\chi$ has a closed leaf, and no model of rank {rank} exists: $r^* \\ge {}$.",
+            rank + 1
+        ));
     } else if chirotope_cases(t) {
         let rank = (cert.claim.rank as usize).saturating_sub(1);
         let count = crate::chirotope::chirotopes(rank, k).map_or(0, |c| c.len());

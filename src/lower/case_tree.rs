@@ -422,6 +422,7 @@ pub fn prove_orders(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         leaves,
         proof: None,
         proof_packed: None,
+        proof_packed_parts: None,
     }))
 }
 
@@ -450,6 +451,7 @@ pub fn prove(set: RowSet) -> Result<Option<CaseTreeJson>, String> {
         leaves,
         proof: None,
         proof_packed: None,
+        proof_packed_parts: None,
     }))
 }
 
@@ -550,6 +552,7 @@ pub fn pairs_tree(m: u32, k: usize) -> Result<CaseTreeJson, String> {
         leaves,
         proof: None,
         proof_packed: None,
+        proof_packed_parts: None,
     })
 }
 

@@ -389,6 +389,7 @@ pub fn chirotope_tree(
         leaves,
         proof: None,
         proof_packed: None,
+        proof_packed_parts: None,
     }))
 }
 
@@ -699,6 +700,7 @@ pub fn cover_tree(rows: &[u64], rep: &CoverReport) -> Result<Option<CaseTreeJson
         leaves,
         proof: None,
         proof_packed: None,
+        proof_packed_parts: None,
     }))
 }
 

@@ -259,6 +259,7 @@ pub fn clausal_cover(
         leaves,
         proof,
         proof_packed,
+        proof_packed_parts: None,
     };
     Ok((ClausalCover::Proved(tree), n_splits, closed.len()))
 }

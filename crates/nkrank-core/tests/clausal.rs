@@ -259,17 +259,16 @@ fn a_long_list_of_hints_stops_at_the_first_that_fails() {
 
 #[test]
 fn the_largest_formula_a_certificate_may_ask_for_has_the_stated_size() {
-    // 13 queries, rank 6: the most Grassmann-Plücker clauses of any rank on 13, and the
-    // budget `MAX_AXIOM_CLAUSES` exactly.
+    // 15 queries, rank 5 (the cover of r*(9, 3) >= 6): the budget `MAX_AXIOM_CLAUSES` exactly.
     use nkrank_core::check::chirotope_cert::{axiom_clauses, MAX_AXIOM_CLAUSES, MAX_CLAUSAL_ROWS};
-    let cnf = chirotope_formula(6, 13);
-    assert_eq!(cnf.vars, 1716);
-    // 1 unit, C(13, 4) C(9, 4) relations with 16 breaking assignments each, 2 per 7-set.
-    assert_eq!(cnf.clauses.len(), 1 + 715 * 126 * 16 + 2 * 1716);
+    let cnf = chirotope_formula(5, 15);
+    assert_eq!(cnf.vars, 3003);
+    // 1 unit, C(15, 3) C(12, 4) relations with 16 breaking assignments each, 2 per 6-set.
+    assert_eq!(cnf.clauses.len(), 1 + 455 * 495 * 16 + 2 * 5005);
     assert_eq!(cnf.clauses.len(), MAX_AXIOM_CLAUSES);
-    assert!(cnf.clauses.iter().all(|c| !c.is_empty() && c.len() <= 7));
+    assert!(cnf.clauses.iter().all(|c| !c.is_empty() && c.len() <= 6));
     // The count without the formula is the formula's count: every size up to 11 queries, and
-    // the largest that the budget admits beyond 13 (rank 4 on 15 queries).
+    // the largest that the budget admits of rank 4 (16 queries) and rank 6 (13 queries).
     for rank in 3..=7 {
         for k in rank + 1..=11 {
             assert_eq!(
@@ -279,12 +278,19 @@ fn the_largest_formula_a_certificate_may_ask_for_has_the_stated_size() {
             );
         }
     }
-    assert_eq!(axiom_clauses(4, 15), chirotope_formula(4, 15).clauses.len());
-    assert!(axiom_clauses(4, 15) <= MAX_AXIOM_CLAUSES);
-    // Rank 3 fits on the most queries; beyond the budget: rank 4 on 16, rank 5 on 15, rank 8
-    // on 16.
-    assert!(axiom_clauses(4, 16) > MAX_AXIOM_CLAUSES);
-    assert!(axiom_clauses(5, 15) > MAX_AXIOM_CLAUSES);
+    for (rank, k) in [(4, 16), (6, 13)] {
+        assert_eq!(
+            axiom_clauses(rank, k),
+            chirotope_formula(rank, k).clauses.len()
+        );
+        assert!(axiom_clauses(rank, k) <= MAX_AXIOM_CLAUSES);
+    }
+    // Every rank fits on 13 queries and ranks 3 and 4 on the most queries; beyond the budget:
+    // rank 5 on 16, rank 6 on 15, rank 7 on 14, rank 8 on 16.
+    assert!((3..13).all(|rank| axiom_clauses(rank, 13) <= MAX_AXIOM_CLAUSES));
     assert!(axiom_clauses(3, MAX_CLAUSAL_ROWS) <= MAX_AXIOM_CLAUSES);
+    assert!(axiom_clauses(5, 16) > MAX_AXIOM_CLAUSES);
+    assert!(axiom_clauses(6, 15) > MAX_AXIOM_CLAUSES);
+    assert!(axiom_clauses(7, 14) > MAX_AXIOM_CLAUSES);
     assert!(axiom_clauses(8, MAX_CLAUSAL_ROWS) > MAX_AXIOM_CLAUSES);
 }

@@ -97,15 +97,9 @@ pub struct Manifest {
     pub entries: Vec<Entry>,
 }
 
-/// Lowercase hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest.iter() {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
-}
+/// Lowercase hex SHA-256 of `bytes` (the checker's own, which also pins the part files of a
+/// long refutation).
+pub use nkrank_core::cert::io::sha256_hex;
 
 /// The root hash of a set of entries: SHA-256 of their body lines (each followed by `\n`) in
 /// path order. The entries must already be sorted by path.

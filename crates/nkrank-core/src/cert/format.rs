@@ -302,9 +302,14 @@ pub struct CaseTreeJson {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<Vec<ProofStepJson>>,
     /// The same refutation in its packed spelling (`super::packed_proof`), in place of
-    /// `proof`: base64 text, about a third of the size.
+    /// `proof`: base85 text, about a third of the size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof_packed: Option<String>,
+    /// With `proof_packed` only, optional: the SHA-256 (lowercase hex) of the stored bytes of
+    /// each part file whose text continues `proof_packed`, in order, for a refutation beyond the
+    /// size cap of one file (`super::io::attach_proof_parts` reads them beside the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_packed_parts: Option<Vec<String>>,
 }
 
 /// One step of a clausal refutation: a lemma and the earlier clauses that derive it by unit

@@ -92,21 +92,96 @@ pub fn read_bytes_within(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     Ok(decode_within(&raw, cap)?.into_owned())
 }
 
-/// Reads and parses a certificate file; gzip is recognized by its magic bytes.
+/// Reads and parses a certificate file; gzip is recognized by its magic bytes. The part files
+/// of a long packed refutation are read beside it ([`attach_proof_parts`]).
 pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
-    read_stored(path, MAX_CERTIFICATE_BYTES)
-        .and_then(|raw| parse_certificate(&decode(&raw)?))
+    read_certificate_within(path, MAX_CERTIFICATE_BYTES)
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// [`read_certificate`] with the cap `cap` (for the file and for each part) instead of the
+/// format's, and messages that do not repeat the path (the caller shows it).
+pub fn read_certificate_within(path: &Path, cap: u64) -> Result<CertificateFile, String> {
+    read_stored(path, cap).and_then(|raw| certificate_within(&raw, path, cap))
+}
+
 /// Parses the stored bytes of a certificate file (plain or gzip), with the same limits and the
-/// same spelling rule as [`read_certificate`]. `path` only names the file in messages. The
-/// manifest (crate `nkrank-manifest`) uses it so that the bytes it hashes are exactly the bytes
-/// it checks.
+/// same spelling rule as [`read_certificate`]; the part files of a long packed refutation are
+/// read beside `path`, which otherwise only names the file in messages. The manifest (crate
+/// `nkrank-manifest`) uses it so that the bytes it hashes are exactly the bytes it checks.
 pub fn certificate_from_bytes(raw: &[u8], path: &Path) -> Result<CertificateFile, String> {
-    decode(raw)
-        .and_then(|text| parse_certificate(&text))
+    certificate_within(raw, path, MAX_CERTIFICATE_BYTES)
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn certificate_within(raw: &[u8], path: &Path, cap: u64) -> Result<CertificateFile, String> {
+    let mut cert = parse_certificate(&decode_within(raw, cap)?)?;
+    attach_proof_parts(&mut cert, path, cap)?;
+    Ok(cert)
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Most part files a packed refutation may continue into (`docs/CERTIFICATES.md` section
+/// 16.5): with the file itself, 256 MiB of text at the format's cap, which the unpacked steps
+/// turn into at most about 2 GB (a hint takes 8 bytes and at least one byte of text). The
+/// refutation of `r*(9, 3) >= 6` takes 93 MB of text in two files.
+pub const MAX_PROOF_PARTS: usize = 3;
+
+/// The path of part `i` (from 1) of a packed refutation whose certificate is at `path`: the
+/// file `NAME.proof-part<i>.gz` beside `NAME.json` or `NAME.json.gz`. The one place that knows
+/// the name; the parts are gzip text, which the reader recognizes by content as it does for
+/// certificates.
+pub fn proof_part_path(path: &Path, i: usize) -> std::path::PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.strip_suffix(".gz").unwrap_or(name);
+    let stem = stem.strip_suffix(".json").unwrap_or(stem);
+    path.with_file_name(format!("{stem}.proof-part{i}.gz"))
+}
+
+/// Reads the part files that a certificate's `proof_packed_parts` names (a long packed
+/// refutation split over several files, each within the cap `cap`), checks each against its
+/// SHA-256 and appends its text to `proof_packed`, then removes the field. The checker sees one
+/// packed text; a certificate whose parts were not read (the field still present) is refused
+/// by it. What the parts hold needs no trust: the replay decides whether they refute.
+pub fn attach_proof_parts(cert: &mut CertificateFile, path: &Path, cap: u64) -> Result<(), String> {
+    let Some(tree) = cert.case_tree.as_mut() else {
+        return Ok(());
+    };
+    let Some(hashes) = tree.proof_packed_parts.take() else {
+        return Ok(());
+    };
+    if hashes.is_empty() || hashes.len() > MAX_PROOF_PARTS {
+        return Err(format!(
+            "proof_packed_parts lists 1..={MAX_PROOF_PARTS} parts, found {}",
+            hashes.len()
+        ));
+    }
+    let text = (tree.proof_packed.as_mut())
+        .ok_or("proof_packed_parts continues proof_packed, which the file does not have")?;
+    for (i, hash) in hashes.iter().enumerate() {
+        let part = proof_part_path(path, i + 1);
+        let name = part.file_name().unwrap_or_default().to_string_lossy();
+        let raw = read_stored(&part, cap).map_err(|e| format!("proof part {name}: {e}"))?;
+        let digest = sha256_hex(&raw);
+        if digest != *hash {
+            return Err(format!(
+                "proof part {name}: its SHA-256 is {digest}, the file lists {hash}"
+            ));
+        }
+        let bytes = decode_within(&raw, cap).map_err(|e| format!("proof part {name}: {e}"))?;
+        let part_text = std::str::from_utf8(&bytes)
+            .map_err(|_| format!("proof part {name}: not base85 text"))?;
+        text.push_str(part_text);
+    }
+    Ok(())
 }
 
 /// Parses certificate text in its one accepted spelling.

@@ -22,6 +22,10 @@ pub fn refutation_steps(
     tree: &CaseTreeJson,
     axioms: usize,
 ) -> Result<Option<Cow<'_, [ProofStepJson]>>, String> {
+    if tree.proof_packed_parts.is_some() {
+        // `super::io::attach_proof_parts` reads them and removes the field.
+        return Err("proof_packed_parts: the proof parts were not read (a certificate with parts is checked by its path)".into());
+    }
     match (&tree.proof, &tree.proof_packed) {
         (None, None) => Ok(None),
         (Some(steps), None) => Ok(Some(Cow::Borrowed(steps))),

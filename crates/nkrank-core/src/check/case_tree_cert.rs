@@ -47,7 +47,7 @@ pub fn check_case_tree(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
     if j.cases == "chirotope-cover" {
         return super::chirotope_cert::check_chirotope_cover(m, length, rank, j);
     }
-    if j.proof.is_some() || j.proof_packed.is_some() {
+    if j.proof.is_some() || j.proof_packed.is_some() || j.proof_packed_parts.is_some() {
         return Err(format!(
             "only a \"chirotope-cover\" carries a proof, found cases {:?}",
             j.cases

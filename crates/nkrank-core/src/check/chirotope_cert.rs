@@ -257,7 +257,7 @@ pub fn check_chirotope_cover(
     rank: u64,
     j: &CaseTreeJson,
 ) -> Result<(), String> {
-    if j.proof.is_some() || j.proof_packed.is_some() {
+    if j.proof.is_some() || j.proof_packed.is_some() || j.proof_packed_parts.is_some() {
         return check_clausal_cover(m, length, rank, j);
     }
     let (r, k) = check_header("cover", MAX_PRUNED_ROWS, m, length, rank, j)?;
@@ -358,10 +358,11 @@ fn cover_leaves(
 /// [`MAX_AXIOM_CLAUSES`].
 pub const MAX_CLAUSAL_ROWS: usize = 16;
 
-/// Most axiom clauses the checker builds for a clausal cover: the size of the formula of 13
-/// queries at rank 6, about 8.7 million literals. Within it: any rank on up to 13 queries,
-/// rank 4 on up to 15 (1,207,207 clauses on 15) and rank 3 on up to 16.
-pub const MAX_AXIOM_CLAUSES: usize = 1_444_873;
+/// Most axiom clauses the checker builds for a clausal cover: the size of the formula of 15
+/// queries at rank 5 (the cover of `r*(9, 3) >= 6`), about 21.7 million literals. Within it:
+/// every rank on up to 13 queries, rank 5 on up to 15, and ranks 3 and 4 on up to 16
+/// (1,930,657 clauses for rank 4 on 16).
+pub const MAX_AXIOM_CLAUSES: usize = 3_613_611;
 
 /// The number of clauses of [`chirotope_formula`]`(rank, k)` without building it: the unit
 /// clause, 16 for each 3-term Grassmann-Plücker relation (one per `(rank - 2)`-set and four

@@ -3,7 +3,7 @@
 
 use super::table::{build_table, TableRow};
 use super::{check, CheckOptions, Proven};
-use crate::cert::io::{parse_certificate, read_bytes_within, MAX_CERTIFICATE_BYTES};
+use crate::cert::io::{read_certificate_within, MAX_CERTIFICATE_BYTES};
 use crate::rational::format_q;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -79,9 +79,7 @@ pub fn check_file(path: &Path, opts: CheckOptions) -> FileResult {
 /// (`nkrank-check --max-mib`, for a file beyond that cap).
 pub fn check_file_within(path: &Path, opts: CheckOptions, max_json_bytes: u64) -> FileResult {
     let outcome = std::panic::catch_unwind(|| {
-        read_bytes_within(path, max_json_bytes)
-            .and_then(|bytes| parse_certificate(&bytes))
-            .and_then(|c| check(&c, opts))
+        read_certificate_within(path, max_json_bytes).and_then(|c| check(&c, opts))
     })
         .unwrap_or_else(|_| {
             Err(
