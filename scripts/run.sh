@@ -53,7 +53,8 @@ while IFS= read -r line; do
         echo "+ scripts/cover-refutation.sh $name $out/$name" >&2
         scripts/cover-refutation.sh "$name" "$out/$name"
         mkdir -p "$out/len3"
-        cp "$out/$name/len3/$name-case-tree.json.gz" "$out/len3/"
+        # The certificate and the part files of its refutation, if any.
+        cp "$out/$name/len3/$name-case-tree".*.gz "$out/len3/"
       else
         echo "run.sh: no script rebuilds the proof that this command reads: $cmd" >&2
       fi
