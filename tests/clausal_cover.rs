@@ -341,7 +341,7 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
 }
 
 /// Parses DIMACS literal lines (`... 0`) after the header.
-fn dimacs_clauses(text: &str) -> Vec<Vec<i32>> {
+fn dimacs_clauses(text: &str) -> nkrank::clausal::Clauses {
     (text.lines())
         .filter(|l| !l.starts_with('c') && !l.starts_with('p'))
         .map(|l| {

@@ -5,11 +5,8 @@
 //! no certificate found).
 
 use clap::Parser;
-use nkrank_core::check::report::{
-    all_good, check_file_within, collect_files, json_report, text_report,
-};
+use nkrank_core::check::report::{all_good, check_files, collect_files, json_report, text_report};
 use nkrank_core::check::CheckOptions;
-use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,10 +56,7 @@ fn main() -> ExitCode {
     let opts = CheckOptions {
         max_error_up_to_m: args.max_error_m,
     };
-    let cap = args.max_mib << 20;
-    let results: Vec<_> = (files.par_iter())
-        .map(|f| check_file_within(f, opts, cap))
-        .collect();
+    let results = check_files(&files, opts, args.max_mib << 20);
     if args.json {
         println!("{}", json_report(&results));
     } else {

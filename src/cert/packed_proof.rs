@@ -4,7 +4,24 @@
 
 pub use nkrank_core::cert::packed_proof::*;
 
-use super::format::ProofStepJson;
+use super::format::{CaseTreeJson, ProofStepJson};
+
+/// The steps of the refutation that a cover carries (`proof`, or `proof_packed` unpacked), for
+/// a formula of `axioms` clauses; `None` if it carries neither. Errors as the checker's.
+pub fn refutation_steps(
+    tree: &CaseTreeJson,
+    axioms: usize,
+) -> Result<Option<Vec<ProofStepJson>>, String> {
+    let mut steps = Vec::new();
+    let carried = for_each_refutation_step(tree, axioms, |clause, hints| {
+        steps.push(ProofStepJson {
+            clause: clause.to_vec(),
+            hints: hints.to_vec(),
+        });
+        Ok(())
+    })?;
+    Ok(carried.then_some(steps))
+}
 
 /// Refutations of more steps than this are written packed: the committed covers, far shorter,
 /// keep their readable arrays and their bytes.

@@ -302,7 +302,7 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
 fn dimacs_text(comments: &str, cnf: &crate::clausal::Cnf) -> String {
     use std::fmt::Write as _;
     let mut out = format!("{comments}p cnf {} {}\n", cnf.vars, cnf.clauses.len());
-    for c in &cnf.clauses {
+    for c in cnf.clauses.iter() {
         for l in c {
             let _ = write!(out, "{l} ");
         }

@@ -10,6 +10,7 @@
 //! Deterministic: the same formula gives the same proof.
 
 use crate::cert::format::ProofStepJson;
+use crate::clausal::Clauses;
 
 /// What [`solve`] finds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -470,7 +471,7 @@ enum Loaded {
 /// Loads the formula `clauses` over variables `1..=vars` (DIMACS literals): every clause is
 /// kept under its identifier (index plus one), tautologies unwatched; fails on a literal out
 /// of range.
-fn load(vars: usize, clauses: &[Vec<i32>]) -> Result<Loaded, String> {
+fn load(vars: usize, clauses: &Clauses) -> Result<Loaded, String> {
     let mut s = Solver {
         clauses: Vec::with_capacity(clauses.len()),
         watches: vec![Vec::new(); 2 * vars],
@@ -535,7 +536,7 @@ fn load(vars: usize, clauses: &[Vec<i32>]) -> Result<Loaded, String> {
 /// Decides the formula `clauses` over variables `1..=vars` (DIMACS literals). A refutation's
 /// steps are numbered after the formula's clauses, as the checker numbers them. Fails after
 /// `max_conflicts` conflicts, or on a literal out of range.
-pub fn solve(vars: usize, clauses: &[Vec<i32>], max_conflicts: u64) -> Result<Outcome, String> {
+pub fn solve(vars: usize, clauses: &Clauses, max_conflicts: u64) -> Result<Outcome, String> {
     let mut s = match load(vars, clauses)? {
         Loaded::Ready(s) => s,
         Loaded::Refuted(steps) => return Ok(Outcome::Refuted(steps)),
@@ -621,7 +622,7 @@ pub enum DrupLine {
 /// the backward pass stands (it ends at 0) and `n` the lemmas checked so far.
 pub fn hints_from_rup(
     vars: usize,
-    clauses: &[Vec<i32>],
+    clauses: &Clauses,
     lines: impl IntoIterator<Item = Result<DrupLine, String>>,
     progress: &dyn Fn(bool, usize, usize),
 ) -> Result<Vec<ProofStepJson>, String> {
@@ -880,7 +881,7 @@ mod tests {
         }
         Cnf {
             vars: p * h,
-            clauses,
+            clauses: clauses.into_iter().collect(),
         }
     }
 
@@ -904,7 +905,7 @@ mod tests {
                             -v
                         }
                     })
-                    .collect()
+                    .collect::<Vec<i32>>()
             })
             .collect();
         Cnf { vars, clauses }
@@ -1015,7 +1016,7 @@ mod tests {
         // lemma at all.
         let one = Cnf {
             vars: 2,
-            clauses: vec![vec![1, 2]],
+            clauses: vec![vec![1, 2]].into_iter().collect(),
         };
         let lines = vec![Ok(DrupLine::Add(vec![1])), Ok(DrupLine::Add(vec![-1]))];
         let err = hints_from_rup(one.vars, &one.clauses, lines, &|_, _, _| {}).unwrap_err();
@@ -1044,7 +1045,9 @@ mod tests {
                 vec![-2, -3, -4],
                 vec![3, 5],
                 vec![3, -5],
-            ],
+            ]
+            .into_iter()
+            .collect(),
         };
         let steps = hints_from_rup(
             cnf.vars,
@@ -1058,7 +1061,7 @@ mod tests {
         // A formula refuted by propagation alone needs no lemma.
         let units = Cnf {
             vars: 2,
-            clauses: vec![vec![1], vec![-1, 2], vec![-2]],
+            clauses: vec![vec![1], vec![-1, 2], vec![-2]].into_iter().collect(),
         };
         let steps = hints_from_rup(units.vars, &units.clauses, Vec::new(), &|_, _, _| {}).unwrap();
         check_refutation(&units, &steps).unwrap();
@@ -1087,7 +1090,7 @@ mod tests {
             }
             let mut lines: Vec<DrupLine> = (0..n)
                 .filter(|&i| last_use[i].is_none())
-                .map(|i| Delete(cnf.clauses[i].clone()))
+                .map(|i| Delete(cnf.clauses.get(i).unwrap().to_vec()))
                 .collect();
             let mut units = 0;
             for (j, step) in steps.iter().enumerate() {
@@ -1096,11 +1099,11 @@ mod tests {
                 for (i, used) in last_use.iter().enumerate() {
                     if *used == Some(j) && i < n + j {
                         let clause = if i < n {
-                            &cnf.clauses[i]
+                            cnf.clauses.get(i).unwrap()
                         } else {
-                            &steps[i - n].clause
+                            &steps[i - n].clause[..]
                         };
-                        lines.push(Delete(clause.clone()));
+                        lines.push(Delete(clause.to_vec()));
                     }
                 }
             }
@@ -1125,7 +1128,9 @@ mod tests {
         use DrupLine::{Add, Delete};
         let square = Cnf {
             vars: 3,
-            clauses: vec![vec![1, 2], vec![1, -2], vec![-1, 3], vec![-1, -3]],
+            clauses: vec![vec![1, 2], vec![1, -2], vec![-1, 3], vec![-1, -3]]
+                .into_iter()
+                .collect(),
         };
         let run = |cnf: &Cnf, lines: Vec<DrupLine>| {
             hints_from_rup(
@@ -1151,7 +1156,9 @@ mod tests {
                 vec![-2, 3, -4],
                 vec![-3, 5],
                 vec![-3, -5],
-            ],
+            ]
+            .into_iter()
+            .collect(),
         };
         let steps = run(&chain, vec![Delete(vec![2, -1]), Add(vec![3])]).unwrap();
         check_refutation(&chain, &steps).unwrap();
@@ -1175,10 +1182,10 @@ mod tests {
         let core = pigeonhole(4);
         let v = core.vars as i32;
         let mut clauses = vec![vec![v + 1, v + 2], vec![v + 3, v + 4], vec![v + 5, v + 6]];
-        clauses.extend(core.clauses.iter().cloned());
+        clauses.extend(core.clauses.iter().map(<[i32]>::to_vec));
         let padded = Cnf {
             vars: core.vars + 6,
-            clauses,
+            clauses: clauses.into_iter().collect(),
         };
         let Ok(Outcome::Refuted(steps)) = solve(padded.vars, &padded.clauses, 1 << 20) else {
             panic!("not refuted");

@@ -200,7 +200,9 @@ fn step(clause: Vec<i32>, hints: Vec<u64>) -> ProofStepJson {
 fn all_four() -> Cnf {
     Cnf {
         vars: 2,
-        clauses: vec![vec![1, 2], vec![1, -2], vec![-1, 2], vec![-1, -2]],
+        clauses: vec![vec![1, 2], vec![1, -2], vec![-1, 2], vec![-1, -2]]
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -242,8 +244,11 @@ fn a_refutation_replays_and_every_defect_is_named() {
         assert!(err.contains(message), "{message:?} not in {err:?}");
     }
     // A satisfiable formula has no refutation: dropping a clause breaks the proof.
-    let mut three = all_four();
-    three.clauses.pop();
+    let four = all_four();
+    let three = Cnf {
+        vars: 2,
+        clauses: four.clauses.iter().take(3).collect(),
+    };
     assert!(check_refutation(&three, &good).is_err());
 }
 

@@ -801,3 +801,131 @@ mod packed_proof {
         }
     }
 }
+
+/// Tests of the step-by-step reading of a refutation (`for_each_refutation_step`).
+mod refutation_steps {
+    use nkrank_core::cert::format::{CaseTreeJson, ProofStepJson};
+    use nkrank_core::cert::packed_proof::{base85_group, for_each_refutation_step};
+
+    /// The base85 text of `bytes` (the spelling of `docs/CERTIFICATES.md` section 16.4).
+    fn text_of(bytes: &[u8]) -> String {
+        let mut out = String::new();
+        for chunk in bytes.chunks(4) {
+            let mut word = [0u8; 4];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let digits = base85_group(u32::from_be_bytes(word));
+            out += std::str::from_utf8(&digits[..chunk.len() + 1]).unwrap();
+        }
+        out
+    }
+
+    fn tree(proof: Option<Vec<ProofStepJson>>, packed: Option<String>) -> CaseTreeJson {
+        CaseTreeJson {
+            cases: "chirotope-cover".into(),
+            queries: vec![],
+            leaves: vec![],
+            proof,
+            proof_packed: packed,
+            proof_packed_parts: None,
+        }
+    }
+
+    /// The steps that `visit` sees, and the outcome.
+    fn read(t: &CaseTreeJson, fail_at: usize) -> (Vec<ProofStepJson>, Result<bool, String>) {
+        let mut seen = Vec::new();
+        let outcome = for_each_refutation_step(t, 5, |clause, hints| {
+            if seen.len() == fail_at {
+                return Err("refused by the visitor".into());
+            }
+            seen.push(ProofStepJson {
+                clause: clause.to_vec(),
+                hints: hints.to_vec(),
+            });
+            Ok(())
+        });
+        (seen, outcome)
+    }
+
+    #[test]
+    fn steps_are_read_one_at_a_time_and_the_first_fault_in_reading_order_stops() {
+        // For a formula of 5 clauses: a table of one entry (clause 5); step 0: literals 1, -3,
+        // hints 2 and 5; step 1: the empty clause, hints 6 and 1 (as in the test of the
+        // packed spelling).
+        let good = [1, 5, 2, 0, 3, 2, 6, 1, 0, 2, 0, 10];
+        assert_eq!(text_of(&good), "0R;j80|EvC00ICC");
+        let first = ProofStepJson {
+            clause: vec![1, -3],
+            hints: vec![2, 5],
+        };
+        let (seen, outcome) = read(&tree(None, Some(text_of(&good))), usize::MAX);
+        assert_eq!((seen.len(), outcome), (2, Ok(true)));
+        assert_eq!(seen[0], first);
+        // Step 1 cut (a count of 9 items with one byte left): step 0 is visited first.
+        let cut = [1, 5, 2, 0, 3, 2, 6, 1, 0, 9, 0];
+        let (seen, outcome) = read(&tree(None, Some(text_of(&cut))), usize::MAX);
+        assert_eq!(seen, vec![first.clone()]);
+        let err = outcome.unwrap_err();
+        assert!(
+            err.starts_with("proof_packed: ") && err.contains("a count of 9 items"),
+            "{err}"
+        );
+        // A step refused before the cut: the visitor's error as it is, nothing read after it.
+        let (seen, outcome) = read(&tree(None, Some(text_of(&cut))), 0);
+        assert_eq!(
+            (seen.len(), outcome),
+            (0, Err("refused by the visitor".into()))
+        );
+        // The same steps as `proof`, and a tree with neither or both.
+        let steps = vec![first.clone()];
+        let (seen, outcome) = read(&tree(Some(steps.clone()), None), usize::MAX);
+        assert_eq!((seen, outcome), (steps.clone(), Ok(true)));
+        assert_eq!(read(&tree(None, None), usize::MAX).1, Ok(false));
+        let both = read(&tree(Some(steps), Some(text_of(&good))), usize::MAX);
+        assert!(both.1.is_err_and(|e| e.contains("not both")));
+        assert!(both.0.is_empty());
+    }
+}
+
+/// Tests of `src/check/report.rs`.
+mod report {
+    use nkrank_core::check::report::map_largest_first;
+    use std::sync::Mutex;
+
+    #[test]
+    fn files_start_largest_first_and_results_keep_the_order_given() {
+        let dir = std::env::temp_dir().join(format!("nkrank-largest-first-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Sizes 10, 300, 100, and 50 with a part file of 1,000 beside it (the largest in
+        // all); one path that does not exist (size 0, still mapped).
+        let sizes = [
+            ("a.json", 10),
+            ("b.json", 300),
+            ("c.json", 100),
+            ("d.json", 50),
+        ];
+        for (name, size) in sizes {
+            std::fs::write(dir.join(name), vec![b' '; size]).unwrap();
+        }
+        std::fs::write(dir.join("d.proof-part1.gz"), vec![0u8; 1000]).unwrap();
+        let names = ["a.json", "b.json", "missing.json", "c.json", "d.json"];
+        let files: Vec<_> = names.iter().map(|n| dir.join(n)).collect();
+        let started = Mutex::new(Vec::new());
+        let name = |p: &std::path::Path| p.file_name().unwrap().to_string_lossy().into_owned();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let results = one.install(|| {
+            map_largest_first(&files, |p| {
+                started.lock().unwrap().push(name(p));
+                name(p)
+            })
+        });
+        assert_eq!(results, names);
+        let order = ["d.json", "b.json", "c.json", "a.json", "missing.json"];
+        assert_eq!(started.into_inner().unwrap(), order);
+        // On every thread count the results keep the order given.
+        assert_eq!(map_largest_first(&files, |p| name(p)), names);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -30,12 +30,11 @@
 
 use nkrank_core::cert::format::KINDS;
 use nkrank_core::cert::io::{certificate_from_bytes, read_stored, MAX_CERTIFICATE_BYTES};
-use nkrank_core::check::report::collect_files;
+use nkrank_core::check::report::{collect_files, map_largest_first};
 use nkrank_core::check::table::{build_table, contradictions};
 use nkrank_core::check::{check, Bound, CheckOptions, Proven};
-use rayon::prelude::*;
 use sha2::{Digest, Sha256};
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 /// First line of a manifest.
 pub const MANIFEST_HEADER: &str = "nkrank-manifest v1";
@@ -353,11 +352,11 @@ pub fn verify_manifest(manifest_path: &Path, opts: CheckOptions) -> Result<Verif
             return Err(format!("{p} is in the manifest but not in the folder"));
         }
     }
-    let outcomes: Vec<Result<Proven, String>> = manifest
-        .entries
-        .par_iter()
-        .map(|e| {
-            let (hash, proven) = hash_and_check(&dir.join(&e.path), opts)?;
+    let paths: Vec<PathBuf> = manifest.entries.iter().map(|e| dir.join(&e.path)).collect();
+    let checked = map_largest_first(&paths, |p| hash_and_check(p, opts));
+    let outcomes: Vec<Result<Proven, String>> = (manifest.entries.iter().zip(checked))
+        .map(|(e, checked)| {
+            let (hash, proven) = checked?;
             if hash != e.sha256 {
                 return Err(format!(
                     "{}: SHA-256 is {hash}, the manifest says {}",

@@ -130,9 +130,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Most part files a packed refutation may continue into (`docs/CERTIFICATES.md` section
-/// 16.5): with the file itself, 256 MiB of text at the format's cap, which the unpacked steps
-/// turn into at most about 2 GB (a hint takes 8 bytes and at least one byte of text). The
-/// refutation of `r*(9, 3) >= 6` takes 93 MB of text in two files.
+/// 16.5): with the file itself, 256 MiB of text at the format's cap. The replay keeps the text,
+/// its bytes and the accepted lemmas (4 bytes a literal, and a literal takes at least one
+/// byte), never the hints: about 1.3 GB at most. The refutation of `r*(9, 3) >= 6` takes 93 MB
+/// of text in two files.
 pub const MAX_PROOF_PARTS: usize = 3;
 
 /// The path of part `i` (from 1) of a packed refutation whose certificate is at `path`: the

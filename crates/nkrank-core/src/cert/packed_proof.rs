@@ -13,25 +13,37 @@
 
 use super::format::{CaseTreeJson, ProofStepJson};
 use crate::clausal::MAX_PROOF_STEPS;
-use std::borrow::Cow;
 
-/// The steps of the refutation that a cover carries, for a formula of `axioms` clauses:
-/// `proof` as it stands, or `proof_packed` unpacked; `None` if it carries neither, an error if
-/// it carries both or the packed text is wrong.
-pub fn refutation_steps(
+/// Calls `visit` on every step of the refutation that a cover carries, in order, with the
+/// step's lemma and hints: the steps of `proof`, or those that `proof_packed` spells for a
+/// formula of `axioms` clauses, decoded one at a time (a long proof is never held unpacked).
+/// `Ok(false)` if the cover carries neither; an error if it carries both, if the packed text is
+/// wrong (prefixed `proof_packed: `) or if `visit` fails (its error as it is).
+pub fn for_each_refutation_step(
     tree: &CaseTreeJson,
     axioms: usize,
-) -> Result<Option<Cow<'_, [ProofStepJson]>>, String> {
+    mut visit: impl FnMut(&[i32], &[u64]) -> Result<(), String>,
+) -> Result<bool, String> {
     if tree.proof_packed_parts.is_some() {
         // `super::io::attach_proof_parts` reads them and removes the field.
         return Err("proof_packed_parts: the proof parts were not read (a certificate with parts is checked by its path)".into());
     }
     match (&tree.proof, &tree.proof_packed) {
-        (None, None) => Ok(None),
-        (Some(steps), None) => Ok(Some(Cow::Borrowed(steps))),
-        (None, Some(text)) => unpack_proof(text, axioms)
-            .map(|steps| Some(Cow::Owned(steps)))
-            .map_err(|e| format!("proof_packed: {e}")),
+        (None, None) => Ok(false),
+        (Some(steps), None) => {
+            for step in steps {
+                visit(&step.clause, &step.hints)?;
+            }
+            Ok(true)
+        }
+        (None, Some(text)) => {
+            let bytes = base85_bytes(text).map_err(|e| format!("proof_packed: {e}"))?;
+            decode_steps(&bytes, axioms, &mut visit).map_err(|fail| match fail {
+                Fail::Text(e) => format!("proof_packed: {e}"),
+                Fail::Visit(e) => e,
+            })?;
+            Ok(true)
+        }
         (Some(_), Some(_)) => {
             Err("a cover carries one of \"proof\" and \"proof_packed\", not both".into())
         }
@@ -153,50 +165,88 @@ impl Numbers<'_> {
 /// The steps of a packed refutation of a formula of `axioms` clauses (module documentation),
 /// or the first thing wrong with the text.
 pub fn unpack_proof(text: &str, axioms: usize) -> Result<Vec<ProofStepJson>, String> {
-    steps_of_bytes(&base85_bytes(text)?, axioms)
+    let mut steps = Vec::new();
+    let mut keep = |clause: &[i32], hints: &[u64]| {
+        steps.push(ProofStepJson {
+            clause: clause.to_vec(),
+            hints: hints.to_vec(),
+        });
+        Ok(())
+    };
+    match decode_steps(&base85_bytes(text)?, axioms, &mut keep) {
+        Ok(()) => Ok(steps),
+        Err(Fail::Text(e) | Fail::Visit(e)) => Err(e),
+    }
 }
 
-/// The steps that the bytes of a packed refutation spell.
-fn steps_of_bytes(bytes: &[u8], axioms: usize) -> Result<Vec<ProofStepJson>, String> {
+/// Why [`decode_steps`] stopped.
+enum Fail {
+    /// The bytes spell no refutation.
+    Text(String),
+    /// The visitor refused a step.
+    Visit(String),
+}
+
+/// Calls `visit` on each step that the bytes of a packed refutation spell, in order.
+fn decode_steps(
+    bytes: &[u8],
+    axioms: usize,
+    visit: &mut impl FnMut(&[i32], &[u64]) -> Result<(), String>,
+) -> Result<(), Fail> {
     let mut r = Numbers { bytes, at: 0 };
-    let entries = r.count()?;
+    let entries = r.count().map_err(Fail::Text)?;
     let table = (0..entries)
         .map(|_| r.next())
-        .collect::<Result<Vec<u64>, String>>()?;
-    let mut steps = Vec::new();
+        .collect::<Result<Vec<u64>, String>>()
+        .map_err(Fail::Text)?;
+    let (mut clause, mut hints) = (Vec::new(), Vec::new());
+    let mut s = 0usize;
     while r.at < bytes.len() {
-        if steps.len() == MAX_PROOF_STEPS {
-            return Err(format!("more than {MAX_PROOF_STEPS} steps"));
+        if s == MAX_PROOF_STEPS {
+            return Err(Fail::Text(format!("more than {MAX_PROOF_STEPS} steps")));
         }
-        let s = steps.len();
-        let id = (axioms as u64)
-            .checked_add(s as u64 + 1)
-            .ok_or("step identifiers beyond 64 bits")?;
-        let lits = r.count()?;
-        let mut clause = Vec::with_capacity(lits);
-        let mut var = 0u64;
-        for _ in 0..lits {
-            let code = r.next()?;
-            var = (var.checked_add(code / 2 + 1))
-                .filter(|&v| v <= i32::MAX as u64)
-                .ok_or_else(|| format!("step {s}: a variable beyond {}", i32::MAX))?;
-            let v = var as i32;
-            clause.push(if code & 1 == 1 { -v } else { v });
-        }
-        let count = r.count()?;
-        let mut hints = Vec::with_capacity(count);
-        for _ in 0..count {
-            let code = r.next()?;
-            let hint = if code & 1 == 1 {
-                table.get((code / 2) as usize).copied()
-            } else {
-                (id - 1).checked_sub(code / 2)
-            };
-            let hint = (hint.filter(|&h| h >= 1))
-                .ok_or_else(|| format!("step {s}: hint code {code} names no clause"))?;
-            hints.push(hint);
-        }
-        steps.push(ProofStepJson { clause, hints });
+        next_step(&mut r, &table, axioms, s, &mut clause, &mut hints).map_err(Fail::Text)?;
+        visit(&clause, &hints).map_err(Fail::Visit)?;
+        s += 1;
     }
-    Ok(steps)
+    Ok(())
+}
+
+/// Reads step `s` into `clause` and `hints` (emptied first).
+fn next_step(
+    r: &mut Numbers<'_>,
+    table: &[u64],
+    axioms: usize,
+    s: usize,
+    clause: &mut Vec<i32>,
+    hints: &mut Vec<u64>,
+) -> Result<(), String> {
+    clause.clear();
+    hints.clear();
+    let id = (axioms as u64)
+        .checked_add(s as u64 + 1)
+        .ok_or("step identifiers beyond 64 bits")?;
+    let lits = r.count()?;
+    let mut var = 0u64;
+    for _ in 0..lits {
+        let code = r.next()?;
+        var = (var.checked_add(code / 2 + 1))
+            .filter(|&v| v <= i32::MAX as u64)
+            .ok_or_else(|| format!("step {s}: a variable beyond {}", i32::MAX))?;
+        let v = var as i32;
+        clause.push(if code & 1 == 1 { -v } else { v });
+    }
+    let count = r.count()?;
+    for _ in 0..count {
+        let code = r.next()?;
+        let hint = if code & 1 == 1 {
+            table.get((code / 2) as usize).copied()
+        } else {
+            (id - 1).checked_sub(code / 2)
+        };
+        let hint = (hint.filter(|&h| h >= 1))
+            .ok_or_else(|| format!("step {s}: hint code {code} names no clause"))?;
+        hints.push(hint);
+    }
+    Ok(())
 }

@@ -23,12 +23,12 @@
 
 use super::case_tree_cert::{check_leaf, relations_of, root};
 use crate::cert::format::{CaseLeafJson, CaseTreeJson};
-use crate::cert::packed_proof::refutation_steps;
+use crate::cert::packed_proof::for_each_refutation_step;
 use crate::chirotope::{
     binomial, chirotopes, circuit_terms, for_each_chirotope_pruned, subsets, Chirotope,
     MAX_CHIROTOPE_ROWS, MAX_PRUNED_ROWS, MIN_CHIROTOPE_RANK,
 };
-use crate::clausal::{check_refutation, chirotope_formula, leaf_clauses, Cnf};
+use crate::clausal::{chirotope_formula, leaf_clauses, Cnf, Replay};
 use crate::relation::RowSet;
 
 /// Number of chirotopes [`chirotopes`] lists, as `(rank, k, count)` for every rank and `k` a
@@ -393,15 +393,21 @@ fn check_formula_size(r: usize, k: usize) -> Result<(), String> {
 /// (`crate::clausal`, `docs/PROOFS.md` section 12.10) instead of an enumeration: the leaves as in
 /// [`check_chirotope_cover`], each relation a circuit (`r + 1` queries); then the checker builds
 /// the formula itself from `r`, `k` and the leaves and replays the proof (`proof`, or
-/// `proof_packed` unpacked).
+/// `proof_packed` as it is decoded, one step at a time).
 fn check_clausal_cover(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Result<(), String> {
     let (r, k) = check_header("cover", MAX_CLAUSAL_ROWS, m, length, rank, j)?;
     check_formula_size(r, k)?;
     let patterns = cover_leaves(m, length, k, j)?;
     let cnf = cover_formula(r, k, &patterns)?;
-    let proof = refutation_steps(j, cnf.clauses.len())?.ok_or("no refutation")?;
-    check_refutation(&cnf, &proof)
-        .map_err(|e| format!("the refutation of the cover's clausal form: {e}"))
+    let mut replay = Replay::new(&cnf);
+    let context = |e| format!("the refutation of the cover's clausal form: {e}");
+    let carried = for_each_refutation_step(j, cnf.clauses.len(), |lemma, hints| {
+        replay.step(lemma, hints).map_err(context)
+    })?;
+    if !carried {
+        return Err("no refutation".into());
+    }
+    replay.finish().map_err(context)
 }
 
 /// The clausal form of a cover of rank `r` on `k` queries whose leaves have the sign patterns
