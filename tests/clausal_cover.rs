@@ -569,7 +569,7 @@ fn the_committed_packed_refutation_is_the_writers_own_spelling() {
         nkrank::cert::io::read_certificate(&root.join("m07-lower-r5-case-tree.json.gz")).unwrap();
     let tree = cert.case_tree.as_ref().unwrap();
     let cnf = nkrank::check::chirotope_cert::clausal_form(cert.claim.rank, tree).unwrap();
-    let steps = refutation_steps(tree, cnf.clauses.len()).unwrap().unwrap();
+    let steps = refutation_steps(tree, &cnf).unwrap().unwrap();
     assert!(steps.len() > nkrank::cert::packed_proof::PACK_ABOVE_STEPS);
     let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
     assert!(Some(&text) == tree.proof_packed.as_ref());

@@ -6,14 +6,14 @@ pub use nkrank_core::cert::packed_proof::*;
 
 use super::format::{CaseTreeJson, ProofStepJson};
 
-/// The steps of the refutation that a cover carries (`proof`, or `proof_packed` unpacked), for
-/// a formula of `axioms` clauses; `None` if it carries neither. Errors as the checker's.
+/// The steps of the refutation of `cnf` that a cover carries (`proof`, or `proof_packed`
+/// unpacked); `None` if it carries neither. Errors as the checker's.
 pub fn refutation_steps(
     tree: &CaseTreeJson,
-    axioms: usize,
+    cnf: &crate::clausal::Cnf,
 ) -> Result<Option<Vec<ProofStepJson>>, String> {
     let mut steps = Vec::new();
-    let carried = for_each_refutation_step(tree, axioms, |clause, hints| {
+    let carried = for_each_refutation_step(tree, cnf, |clause, hints| {
         steps.push(ProofStepJson {
             clause: clause.to_vec(),
             hints: hints.to_vec(),

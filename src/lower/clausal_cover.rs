@@ -272,8 +272,7 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
     crate::check::check(cert, crate::check::CheckOptions::default())?;
     let tree = (cert.case_tree.as_ref()).ok_or("not a case tree")?;
     let cnf = crate::check::chirotope_cert::clausal_form(cert.claim.rank, tree)?;
-    let proof =
-        refutation_steps(tree, cnf.clauses.len())?.ok_or("this case tree carries no refutation")?;
+    let proof = refutation_steps(tree, &cnf)?.ok_or("this case tree carries no refutation")?;
     let dimacs = dimacs_text(
         &format!(
             "c nkrank: the clausal form of a chirotope cover, m = {}, rank {} refuted, {} queries\n",

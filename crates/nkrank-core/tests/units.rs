@@ -806,6 +806,7 @@ mod packed_proof {
 mod refutation_steps {
     use nkrank_core::cert::format::{CaseTreeJson, ProofStepJson};
     use nkrank_core::cert::packed_proof::{base85_group, for_each_refutation_step};
+    use nkrank_core::clausal::Cnf;
 
     /// The base85 text of `bytes` (the spelling of `docs/CERTIFICATES.md` section 16.4).
     fn text_of(bytes: &[u8]) -> String {
@@ -830,10 +831,19 @@ mod refutation_steps {
         }
     }
 
-    /// The steps that `visit` sees, and the outcome.
-    fn read(t: &CaseTreeJson, fail_at: usize) -> (Vec<ProofStepJson>, Result<bool, String>) {
+    /// The steps that `visit` sees, and the outcome, for a formula of 5 clauses over `vars`
+    /// variables.
+    fn read_over(
+        t: &CaseTreeJson,
+        vars: usize,
+        fail_at: usize,
+    ) -> (Vec<ProofStepJson>, Result<bool, String>) {
+        let cnf = Cnf {
+            vars,
+            clauses: (0..5).map(|_| [1]).collect(),
+        };
         let mut seen = Vec::new();
-        let outcome = for_each_refutation_step(t, 5, |clause, hints| {
+        let outcome = for_each_refutation_step(t, &cnf, |clause, hints| {
             if seen.len() == fail_at {
                 return Err("refused by the visitor".into());
             }
@@ -844,6 +854,10 @@ mod refutation_steps {
             Ok(())
         });
         (seen, outcome)
+    }
+
+    fn read(t: &CaseTreeJson, fail_at: usize) -> (Vec<ProofStepJson>, Result<bool, String>) {
+        read_over(t, 3, fail_at)
     }
 
     #[test]
@@ -883,6 +897,21 @@ mod refutation_steps {
         let both = read(&tree(Some(steps), Some(text_of(&good))), usize::MAX);
         assert!(both.1.is_err_and(|e| e.contains("not both")));
         assert!(both.0.is_empty());
+        // Over 2 variables, step 0 names variable 3 (the replay's to reject) and is read;
+        // over 1 variable its two literals are refused as they are read, and so are the two
+        // hints of step 1 over no variable (at most one hint, the conflict, can serve).
+        let packed = tree(None, Some(text_of(&good)));
+        assert_eq!(read_over(&packed, 2, usize::MAX).1, Ok(true));
+        let err = read_over(&packed, 1, usize::MAX).1.unwrap_err();
+        assert!(
+            err.contains("step 0: a lemma of 2 literals over 1 variables"),
+            "{err}"
+        );
+        let err = read_over(&packed, 0, usize::MAX).1.unwrap_err();
+        assert!(err.contains("step 0: a lemma of 2 literals"), "{err}");
+        let no_literal = [1, 5, 0, 2, 0, 0];
+        let err = read_over(&tree(None, Some(text_of(&no_literal))), 0, usize::MAX).1;
+        assert!(err.unwrap_err().contains("2 hints, more than the 1"));
     }
 }
 

@@ -12,16 +12,16 @@
 //! often first in the table, so that their codes take one or two bytes instead of three.)
 
 use super::format::{CaseTreeJson, ProofStepJson};
-use crate::clausal::MAX_PROOF_STEPS;
+use crate::clausal::{Cnf, MAX_PROOF_STEPS};
 
-/// Calls `visit` on every step of the refutation that a cover carries, in order, with the
-/// step's lemma and hints: the steps of `proof`, or those that `proof_packed` spells for a
-/// formula of `axioms` clauses, decoded one at a time (a long proof is never held unpacked).
-/// `Ok(false)` if the cover carries neither; an error if it carries both, if the packed text is
-/// wrong (prefixed `proof_packed: `) or if `visit` fails (its error as it is).
+/// Calls `visit` on every step of the refutation of `cnf` that a cover carries, in order, with
+/// the step's lemma and hints: the steps of `proof`, or those that `proof_packed` spells,
+/// decoded one at a time (a long proof is never held unpacked). `Ok(false)` if the cover
+/// carries neither; an error if it carries both, if the packed text is wrong (prefixed
+/// `proof_packed: `) or if `visit` fails (its error as it is).
 pub fn for_each_refutation_step(
     tree: &CaseTreeJson,
-    axioms: usize,
+    cnf: &Cnf,
     mut visit: impl FnMut(&[i32], &[u64]) -> Result<(), String>,
 ) -> Result<bool, String> {
     if tree.proof_packed_parts.is_some() {
@@ -38,7 +38,8 @@ pub fn for_each_refutation_step(
         }
         (None, Some(text)) => {
             let bytes = base85_bytes(text).map_err(|e| format!("proof_packed: {e}"))?;
-            decode_steps(&bytes, axioms, &mut visit).map_err(|fail| match fail {
+            let (axioms, vars) = (cnf.clauses.len(), cnf.vars);
+            decode_steps(&bytes, axioms, vars, &mut visit).map_err(|fail| match fail {
                 Fail::Text(e) => format!("proof_packed: {e}"),
                 Fail::Visit(e) => e,
             })?;
@@ -173,7 +174,7 @@ pub fn unpack_proof(text: &str, axioms: usize) -> Result<Vec<ProofStepJson>, Str
         });
         Ok(())
     };
-    match decode_steps(&base85_bytes(text)?, axioms, &mut keep) {
+    match decode_steps(&base85_bytes(text)?, axioms, usize::MAX, &mut keep) {
         Ok(()) => Ok(steps),
         Err(Fail::Text(e) | Fail::Visit(e)) => Err(e),
     }
@@ -187,10 +188,15 @@ enum Fail {
     Visit(String),
 }
 
-/// Calls `visit` on each step that the bytes of a packed refutation spell, in order.
+/// Calls `visit` on each step that the bytes of a packed refutation of a formula of `axioms`
+/// clauses over `vars` variables spell, in order. A step that names more than `vars` literals or
+/// `vars + 1` hints is refused as it is read: no variable may stand twice in a lemma, and every
+/// hint but the last sets a variable not yet set, so no such step can be accepted (and the memory
+/// that one step takes stays within the formula's size).
 fn decode_steps(
     bytes: &[u8],
     axioms: usize,
+    vars: usize,
     visit: &mut impl FnMut(&[i32], &[u64]) -> Result<(), String>,
 ) -> Result<(), Fail> {
     let mut r = Numbers { bytes, at: 0 };
@@ -205,18 +211,20 @@ fn decode_steps(
         if s == MAX_PROOF_STEPS {
             return Err(Fail::Text(format!("more than {MAX_PROOF_STEPS} steps")));
         }
-        next_step(&mut r, &table, axioms, s, &mut clause, &mut hints).map_err(Fail::Text)?;
+        next_step(&mut r, &table, (axioms, vars), s, &mut clause, &mut hints)
+            .map_err(Fail::Text)?;
         visit(&clause, &hints).map_err(Fail::Visit)?;
         s += 1;
     }
     Ok(())
 }
 
-/// Reads step `s` into `clause` and `hints` (emptied first).
+/// Reads step `s` of a refutation of a formula of `axioms` clauses over `vars` variables into
+/// `clause` and `hints` (emptied first), with the limits of [`decode_steps`].
 fn next_step(
     r: &mut Numbers<'_>,
     table: &[u64],
-    axioms: usize,
+    (axioms, vars): (usize, usize),
     s: usize,
     clause: &mut Vec<i32>,
     hints: &mut Vec<u64>,
@@ -227,6 +235,11 @@ fn next_step(
         .checked_add(s as u64 + 1)
         .ok_or("step identifiers beyond 64 bits")?;
     let lits = r.count()?;
+    if lits > vars {
+        return Err(format!(
+            "step {s}: a lemma of {lits} literals over {vars} variables"
+        ));
+    }
     let mut var = 0u64;
     for _ in 0..lits {
         let code = r.next()?;
@@ -237,6 +250,12 @@ fn next_step(
         clause.push(if code & 1 == 1 { -v } else { v });
     }
     let count = r.count()?;
+    if count > vars.saturating_add(1) {
+        return Err(format!(
+            "step {s}: {count} hints, more than the {} a step over {vars} variables can use",
+            vars.saturating_add(1)
+        ));
+    }
     for _ in 0..count {
         let code = r.next()?;
         let hint = if code & 1 == 1 {

@@ -401,7 +401,7 @@ fn check_clausal_cover(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
     let cnf = cover_formula(r, k, &patterns)?;
     let mut replay = Replay::new(&cnf);
     let context = |e| format!("the refutation of the cover's clausal form: {e}");
-    let carried = for_each_refutation_step(j, cnf.clauses.len(), |lemma, hints| {
+    let carried = for_each_refutation_step(j, &cnf, |lemma, hints| {
         replay.step(lemma, hints).map_err(context)
     })?;
     if !carried {
