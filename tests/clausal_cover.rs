@@ -511,6 +511,28 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Beyond the checker's 16 queries a cover can still be explored: `--write-cnf` admits up to 20
+/// (the complement of the 8-cycle), every other route stops at the checker's cap.
+#[test]
+fn a_cover_beyond_the_checkers_cap_can_only_be_written() {
+    use nkrank::lower::runs::{chirotopes_run, MAX_WRITTEN_ROWS};
+    let dir = std::env::temp_dir().join(format!("nkrank-written-{}", std::process::id()));
+    let cnf = dir.join("f.cnf");
+    let run = |k, route| {
+        chirotopes_run(8, k, 5, "all", false, true, false, "0/1", &dir, &dir, route).unwrap_err()
+    };
+    let err = run(17, SatRoute::Builtin);
+    assert!(err.contains("k <= 16 (up to 20 with --write-cnf"), "{err}");
+    // Past the cap, the family is the next thing checked (`all` needs m <= 6).
+    let err = run(17, SatRoute::WriteCnf(&cnf));
+    assert!(err.contains("--family all is limited"), "{err}");
+    let err = run(MAX_WRITTEN_ROWS, SatRoute::WriteCnf(&cnf));
+    assert!(err.contains("--family all is limited"), "{err}");
+    let err = run(MAX_WRITTEN_ROWS + 1, SatRoute::WriteCnf(&cnf));
+    assert!(err.contains("k <= 20"), "{err}");
+    assert!(!cnf.exists());
+}
+
 #[test]
 fn another_order_of_the_queries_reuses_the_split_verdicts_of_the_state_folder() {
     use nkrank::lower::runs::{chirotopes_run, split_cache_path};

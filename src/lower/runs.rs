@@ -536,6 +536,13 @@ fn state_tag(family: &str, cover: bool, rank: usize) -> String {
     )
 }
 
+/// Most queries of a cover whose clausal form `--write-cnf` writes. Beyond the checker's
+/// `MAX_CLAUSAL_ROWS` a cover can be explored (its circuit splits solved, its formula written
+/// for another solver) but not certified; 20 is the complement of the 8-cycle, the candidate
+/// for rank 5 at `m = 8` (`docs/CASE_TREES.md` section 12), whose run peaks at about 3 GB and
+/// writes 1.6 GB of DIMACS text.
+pub const MAX_WRITTEN_ROWS: usize = 20;
+
 /// Chirotope search (rank `rank >= 3`, N = 3) over candidate sets of `k` queries, shard `I/N` of them
 /// (candidate index `= I mod N`). Each finished candidate is appended to the shard's state file
 /// in `state_dir`, so a rerun skips it (resume after interruption); a progress bar shows sets
@@ -565,15 +572,22 @@ pub fn chirotopes_run(
     // form (`clausal_cover`).
     let listed = crate::chirotope::MAX_CHIROTOPE_ROWS;
     let clausal = crate::check::chirotope_cert::MAX_CLAUSAL_ROWS;
-    let most = if cover && !products { clausal } else { listed };
+    let written = matches!(route, SatRoute::WriteCnf(_));
+    let most = match (cover && !products, written) {
+        (true, true) => MAX_WRITTEN_ROWS,
+        (true, false) => clausal,
+        (false, _) => listed,
+    };
     if !(lowest..k).contains(&rank) || k > most {
+        let beyond = if most < clausal {
+            format!(" (up to {clausal} with --cover)")
+        } else if most == clausal {
+            format!(" (up to {MAX_WRITTEN_ROWS} with --write-cnf, whose cover no certificate can carry)")
+        } else {
+            String::new()
+        };
         return Err(format!(
-            "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {most}{}",
-            if most < clausal {
-                format!(" (up to {clausal} with --cover)")
-            } else {
-                String::new()
-            }
+            "chirotopes of rank {rank} on {k} queries: need {lowest} <= rank < k <= {most}{beyond}"
         ));
     }
     if products && rank != 3 {
