@@ -26,6 +26,14 @@ fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
     }
 }
 
+/// An empty folder of the system's temporary folder for one test.
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("nkrank-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn tree(c: &mut CertificateFile) -> &mut CaseTreeJson {
     c.case_tree.as_mut().unwrap()
 }
@@ -186,9 +194,7 @@ fn a_packed_refutation_split_into_part_files_checks_and_tampering_is_rejected() 
     let steps = tree(&mut good).proof.take().unwrap();
     let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
     tree(&mut good).proof_packed = Some(text.clone());
-    let dir = std::env::temp_dir().join(format!("nkrank-parts-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("parts");
     let path = dir.join("m06-lower-r4-case-tree.json.gz");
     // A cap one byte below the file's text and parts of a third of the refutation: the file
     // keeps the first third and names two parts, written beside it.
@@ -395,9 +401,7 @@ fn the_exported_formula_and_proof_replay_as_lrat() {
 #[test]
 fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
     let rows = binary_tokens(PRISM).unwrap();
-    let dir = std::env::temp_dir().join(format!("nkrank-clausal-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("clausal");
     let path = dir.join("splits.txt");
     let run = || match clausal_cover(
         6,
@@ -435,14 +439,12 @@ fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
 fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
     use nkrank::lower::sat::{solve, Outcome};
     let rows = binary_tokens(PRISM).unwrap();
-    let dir = std::env::temp_dir().join(format!("nkrank-drup-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("drup");
     let (cnf_path, drup_path) = (dir.join("prism.cnf"), dir.join("prism.drup"));
     // The circuit splits are solved once, then read from the checkpoint.
     let splits = dir.join("splits.txt");
     let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
-    let (written, splits, closed) = cover(SatRoute::WriteCnf(&cnf_path)).unwrap();
+    let (written, splits, closed) = cover(SatRoute::WriteCnf(&cnf_path, 0)).unwrap();
     assert!(matches!(written, ClausalCover::Written));
     assert_eq!((splits, closed), (882, 51));
     // The written formula is the one the checker builds for the same leaves: 84 signs.
@@ -505,7 +507,7 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     run(SatRoute::Builtin).unwrap();
     assert!(!cert.exists(), "a decided set is not redone");
     let cnf = dir.join("prism.cnf");
-    run(SatRoute::WriteCnf(&cnf)).unwrap();
+    run(SatRoute::WriteCnf(&cnf, 0)).unwrap();
     let text = std::fs::read_to_string(&cnf).unwrap();
     assert!(text.starts_with("p cnf 84 "), "{:.40}", text);
     let _ = std::fs::remove_dir_all(&dir);
@@ -524,11 +526,11 @@ fn a_cover_beyond_the_checkers_cap_can_only_be_written() {
     let err = run(17, SatRoute::Builtin);
     assert!(err.contains("k <= 16 (up to 20 with --write-cnf"), "{err}");
     // Past the cap, the family is the next thing checked (`all` needs m <= 6).
-    let err = run(17, SatRoute::WriteCnf(&cnf));
+    let err = run(17, SatRoute::WriteCnf(&cnf, 0));
     assert!(err.contains("--family all is limited"), "{err}");
-    let err = run(MAX_WRITTEN_ROWS, SatRoute::WriteCnf(&cnf));
+    let err = run(MAX_WRITTEN_ROWS, SatRoute::WriteCnf(&cnf, 0));
     assert!(err.contains("--family all is limited"), "{err}");
-    let err = run(MAX_WRITTEN_ROWS + 1, SatRoute::WriteCnf(&cnf));
+    let err = run(MAX_WRITTEN_ROWS + 1, SatRoute::WriteCnf(&cnf, 0));
     assert!(err.contains("k <= 20"), "{err}");
     assert!(!cnf.exists());
 }
@@ -595,4 +597,89 @@ fn the_committed_packed_refutation_is_the_writers_own_spelling() {
     assert!(steps.len() > nkrank::cert::packed_proof::PACK_ABOVE_STEPS);
     let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
     assert!(Some(&text) == tree.proof_packed.as_ref());
+}
+
+/// The formula split into cubes (`--cube-depth`), each cube refuted by its own run ("another
+/// solver": the built-in one, its lemmas written as DRUP text), and the proofs joined
+/// (`--drup-cubes`) into a refutation that the checker accepts; a missing or short proof and
+/// cubes that do not cover every assignment are errors.
+#[test]
+fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
+    use nkrank::lower::cubes::{cube_proof_path, parse_cubes};
+    use nkrank::lower::sat::{solve, Outcome};
+    let rows = binary_tokens(PRISM).unwrap();
+    let dir = fresh_dir("cubes");
+    let (cnf_path, cubes_path) = (dir.join("prism.cnf"), dir.join("prism.cubes"));
+    let splits = dir.join("splits.txt");
+    let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
+    assert!(matches!(
+        cover(SatRoute::WriteCnf(&cnf_path, 2)).unwrap().0,
+        ClausalCover::Written
+    ));
+    let clauses = dimacs_clauses(&std::fs::read_to_string(&cnf_path).unwrap());
+    let cubes_text = std::fs::read_to_string(&cubes_path).unwrap();
+    let cubes = parse_cubes(&cubes_text, 84).unwrap();
+    // Two variables, every assignment of them once, never variable 1 (set by the formula).
+    assert_eq!(cubes.len(), 4);
+    let vars: Vec<i32> = cubes[0].iter().map(|l| l.abs()).collect();
+    assert!(vars.len() == 2 && !vars.contains(&1) && vars[0] != vars[1]);
+    let mut signs: Vec<Vec<bool>> = (cubes.iter())
+        .map(|c| {
+            assert_eq!(c.iter().map(|l| l.abs()).collect::<Vec<_>>(), vars);
+            c.iter().map(|&l| l > 0).collect()
+        })
+        .collect();
+    signs.sort();
+    signs.dedup();
+    assert_eq!(signs.len(), 4);
+    let lit_line = |c: &[i32]| c.iter().map(|l| format!("{l} ")).collect::<String>() + "0\n";
+    let mut proofs = Vec::new();
+    for (i, cube) in cubes.iter().enumerate() {
+        let mut formula = clauses.clone();
+        for &l in cube {
+            formula.push(&[l]);
+        }
+        let Outcome::Refuted(steps) = solve(84, &formula, 1 << 24).unwrap() else {
+            panic!("cube {i} of the prism's formula is unsatisfiable");
+        };
+        let drup: String = steps.iter().map(|s| lit_line(&s.clause)).collect();
+        std::fs::write(cube_proof_path(&cubes_path, i), &drup).unwrap();
+        proofs.push(drup);
+    }
+    let tree = match cover(SatRoute::DrupCubes(&cubes_path)).unwrap().0 {
+        ClausalCover::Proved(tree) => tree,
+        other => panic!("not proved: {other:?}"),
+    };
+    check(&case_tree_certificate(6, 4, tree), CheckOptions::default()).unwrap();
+    // The proof of cube 2 cut before its empty clause.
+    let short: Vec<&str> = proofs[2].lines().collect();
+    let short = short[..short.len() - 1].join("\n") + "\n";
+    std::fs::write(cube_proof_path(&cubes_path, 2), short).unwrap();
+    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    assert!(
+        err.contains("cube 2") && err.contains("without the empty clause"),
+        "{err}"
+    );
+    // Its proof missing.
+    std::fs::remove_file(cube_proof_path(&cubes_path, 2)).unwrap();
+    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    assert!(
+        err.contains("cube 2") && err.contains("prism.cube-2.drup"),
+        "{err}"
+    );
+    // Three cubes of the four: the other three proofs do not refute the formula.
+    std::fs::write(cube_proof_path(&cubes_path, 2), &proofs[3]).unwrap();
+    let three: Vec<&str> = cubes_text.lines().filter(|l| l.starts_with('a')).collect();
+    let three = [three[0], three[1], three[3]].join("\n") + "\n";
+    std::fs::write(&cubes_path, three).unwrap();
+    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    assert!(err.contains("not derived by unit propagation"), "{err}");
+    // A cubes file that is not one.
+    std::fs::write(&cubes_path, "a 5 -5 0\n").unwrap();
+    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    assert!(
+        err.contains("line 1") && err.contains("variable twice"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -299,6 +299,17 @@ enum Lower {
         /// replays.
         #[arg(long)]
         drup: Option<PathBuf>,
+        /// With --write-cnf: also split the formula by this many of its variables into
+        /// `2^D` cubes, written beside it as `STEM.cubes`, one solver run each (`parallel
+        /// scripts/cube-solve.sh STEM.cnf STEM.cubes ::: $(seq 0 (2^D - 1))`, or a Slurm job
+        /// array); at most 12.
+        #[arg(long, requires = "write_cnf", default_value_t = 0)]
+        cube_depth: usize,
+        /// With --cover, k > 7 and one set: refute the clausal form by the DRUP proofs of its
+        /// cubes, `STEM.cube-I.drup` beside this cubes file (as --write-cnf --cube-depth wrote
+        /// it and `scripts/cube-solve.sh` refutes each), joined into one refutation.
+        #[arg(long, conflicts_with_all = ["drup", "write_cnf"])]
+        drup_cubes: Option<PathBuf>,
     },
     /// Solves every circuit split of four distinct nonzero tokens once per class (m <= 6),
     /// appending one line per split to a resumable state file (shard `I/N`).
@@ -1026,6 +1037,8 @@ fn lower(what: Lower) -> Result<(), String> {
             starts,
             write_cnf,
             drup,
+            cube_depth,
+            drup_cubes,
         } => {
             ensure_writable(&out)?;
             if exhaustive {
@@ -1054,9 +1067,10 @@ fn lower(what: Lower) -> Result<(), String> {
                 &shard,
                 &out,
                 &state,
-                match (&write_cnf, &drup) {
-                    (Some(p), _) => SatRoute::WriteCnf(p),
-                    (_, Some(p)) => SatRoute::Drup(p),
+                match (&write_cnf, &drup, &drup_cubes) {
+                    (Some(p), _, _) => SatRoute::WriteCnf(p, cube_depth),
+                    (_, Some(p), _) => SatRoute::Drup(p),
+                    (_, _, Some(p)) => SatRoute::DrupCubes(p),
                     _ => SatRoute::Builtin,
                 },
             )

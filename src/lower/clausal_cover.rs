@@ -12,6 +12,9 @@ use super::chirotope::{
     leaf_in_set, solve_splits, solve_splits_counted, split_pattern, splits_of_sizes, SplitCache,
     SplitOutcome, SplitOutcomes,
 };
+use super::cubes::{
+    cube_proof_path, cubes_text, full_cubes, joined_lines, parse_cubes, split_variables,
+};
 use super::sat::{renumber, solve, trim, DrupLine, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::cert::packed_proof::{pack_proof, refutation_steps, PACK_ABOVE_STEPS};
@@ -40,12 +43,17 @@ pub enum SatRoute<'a> {
     /// The project's own solver ([`super::sat::solve`]).
     Builtin,
     /// Nobody here: the formula is written to this file as DIMACS CNF, in the checker's
-    /// clause numbering, for another solver.
-    WriteCnf(&'a Path),
+    /// clause numbering, for another solver; with a cube depth `d > 0`, also `2^d` cubes
+    /// beside it (`STEM.cubes`, [`super::cubes`]), each to be refuted by its own run.
+    WriteCnf(&'a Path, usize),
     /// Another solver's DRUP proof of that formula (text, as `cadical --no-binary` writes
     /// it): its lemmas become steps with hints ([`super::sat::hints_from_rup`]), and the
     /// checker replays them as it replays the project's own.
     Drup(&'a Path),
+    /// The cubes file that [`SatRoute::WriteCnf`] wrote, and beside it one DRUP proof per
+    /// cube ([`super::cubes::cube_proof_path`]): the proofs are joined into one refutation
+    /// ([`super::cubes::joined_lines`]) and taken as [`SatRoute::Drup`] takes one.
+    DrupCubes(&'a Path),
 }
 
 /// The outcome, the number of circuit splits and how many of them close.
@@ -168,12 +176,39 @@ pub fn clausal_cover(
     }
     let n_splits = splits.len();
     let steps = match route {
-        SatRoute::WriteCnf(path) => {
+        SatRoute::WriteCnf(path, depth) => {
             crate::cert::io::write_atomic(path, dimacs_text("", &cnf).as_bytes())?;
+            if depth > 0 {
+                let vars = split_variables(cnf.vars, &cnf.clauses, axioms, depth)?;
+                let cubes = cubes_text(&full_cubes(&vars));
+                crate::cert::io::write_atomic(&path.with_extension("cubes"), cubes.as_bytes())?;
+            }
             return Ok((ClausalCover::Written, n_splits, closed.len()));
         }
-        SatRoute::Drup(path) => {
-            let lemmas = read_drup(path)?;
+        SatRoute::Drup(path) | SatRoute::DrupCubes(path) => {
+            let lemmas: Box<dyn Iterator<Item = Result<DrupLine, String>>> =
+                if matches!(route, SatRoute::DrupCubes(_)) {
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                    let cubes = parse_cubes(&text, cnf.vars)
+                        .map_err(|e| format!("{}: {e}", path.display()))?;
+                    eprintln!(
+                        "{}: {} cubes, their proofs read from {} to {}",
+                        path.display(),
+                        cubes.len(),
+                        cube_proof_path(path, 0).display(),
+                        cube_proof_path(path, cubes.len() - 1).display()
+                    );
+                    Box::new(joined_lines(cubes, |i| {
+                        let proof = cube_proof_path(path, i);
+                        read_drup(&proof).map(|lines| {
+                            let named = move |e: String| format!("{}, {e}", proof.display());
+                            lines.map(move |l| l.map_err(&named))
+                        })
+                    }))
+                } else {
+                    Box::new(read_drup(path)?)
+                };
             let bar = drup_bar();
             let shown = |backward: bool, line: usize, checked: usize| {
                 if !backward {

@@ -7,6 +7,7 @@ pub mod case_tree;
 pub mod chirotope;
 pub mod clausal_cover;
 pub mod cover_scan;
+pub mod cubes;
 pub mod fooling;
 pub mod ratio_lp;
 pub mod row_set_scan;

@@ -3,6 +3,7 @@
 //! passed the exact check, and prints one progress line per step to stderr.
 
 use super::case_tree::orbit_count;
+use super::clausal_cover::SatRoute;
 use super::fooling::{best_bound, certificate, search, RatioTable};
 use super::ratio_lp::{solve_ratio, RatioOutcome};
 use super::theory::{gap_product, query_rho, theory_point};
@@ -560,10 +561,9 @@ pub fn chirotopes_run(
     shard: &str,
     out_dir: &Path,
     state_dir: &Path,
-    route: super::clausal_cover::SatRoute,
+    route: SatRoute,
 ) -> Result<(), String> {
     use super::chirotope::chirotope_search;
-    use super::clausal_cover::SatRoute;
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
     // Fails early, before any candidate is built, on a rank and size without chirotopes.
@@ -572,7 +572,7 @@ pub fn chirotopes_run(
     // form (`clausal_cover`).
     let listed = crate::chirotope::MAX_CHIROTOPE_ROWS;
     let clausal = crate::check::chirotope_cert::MAX_CLAUSAL_ROWS;
-    let written = matches!(route, SatRoute::WriteCnf(_));
+    let written = matches!(route, SatRoute::WriteCnf(..));
     let most = match (cover && !products, written) {
         (true, true) => MAX_WRITTEN_ROWS,
         (true, false) => clausal,
@@ -597,7 +597,7 @@ pub fn chirotopes_run(
     let single = cover && k > listed && sets.len() == 1;
     if !(matches!(route, SatRoute::Builtin) || single) {
         return Err(format!(
-            "--write-cnf and --drup need --cover, more than {listed} queries and one set of them (an explicit --family)"
+            "--write-cnf, --drup and --drup-cubes need --cover, more than {listed} queries and one set of them (an explicit --family)"
         ));
     }
     std::fs::create_dir_all(state_dir)
@@ -670,11 +670,19 @@ pub fn chirotopes_run(
                 ClausalCover::Open(_) => (n_splits, n_closed, 1, None),
                 ClausalCover::Written => {
                     bar.finish_and_clear();
-                    if let SatRoute::WriteCnf(path) = route {
-                        eprintln!(
+                    match route {
+                        SatRoute::WriteCnf(path, 0) => eprintln!(
                             "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} (decide it, e.g. `python3 scripts/cadical-drup.py {0} PROOF` or `cadical --unsat --no-binary {0} PROOF`, then run this command with --drup PROOF instead of --write-cnf)",
                             path.display()
-                        );
+                        ),
+                        SatRoute::WriteCnf(path, depth) => eprintln!(
+                            "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} and its {1} cubes in {2} (refute each, e.g. `parallel scripts/cube-solve.sh {0} {2} ::: $(seq 0 {3})`, then run this command with --drup-cubes {2} instead of --write-cnf and --cube-depth)",
+                            path.display(),
+                            1usize << depth,
+                            path.with_extension("cubes").display(),
+                            (1usize << depth) - 1
+                        ),
+                        _ => {}
                     }
                     return Ok(());
                 }
@@ -751,11 +759,7 @@ pub fn chirotopes_run(
         ));
         bar.inc(1);
         if let Some(tree) = tree {
-            let drup = match route {
-                SatRoute::Drup(path) => Some(path),
-                _ => None,
-            };
-            let cert = chirotope_certificate(m, k, rank, &label.join(","), cover, drup, tree);
+            let cert = chirotope_certificate(m, k, rank, &label.join(","), cover, route, tree);
             let (path, _) = check_and_write(&cert, out_dir)?;
             bar.finish_and_clear();
             eprintln!(
@@ -781,16 +785,23 @@ pub fn chirotopes_run(
 /// The certificate (kind `case-tree`, claim `rank + 1`) of a chirotope tree or cover of the
 /// queries `label` (binary, comma-separated), with the command that rebuilds it (`--rank` is
 /// written only when it is not the default 3, so older commands stay as they were; `--drup`
-/// with the proof's file name when another solver's proof gave the refutation).
+/// or `--drup-cubes` with the file's name when another solver's proofs gave the refutation,
+/// as `route` says).
 fn chirotope_certificate(
     m: u32,
     k: usize,
     rank: usize,
     label: &str,
     cover: bool,
-    drup: Option<&Path>,
+    route: SatRoute,
     tree: crate::cert::format::CaseTreeJson,
 ) -> CertificateFile {
+    // Another solver's proofs: the option that names them, and how the refutation came of them.
+    let other = match route {
+        SatRoute::Drup(path) => Some(("--drup", path, "whose lemmas came from another SAT solver's DRUP proof, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/sat.rs)")),
+        SatRoute::DrupCubes(path) => Some(("--drup-cubes", path, "joined from another SAT solver's DRUP proofs of its cubes, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/cubes.rs, src/lower/sat.rs)")),
+        _ => None,
+    };
     let prov = provenance(
         &if cover {
             let circuits_only = (tree.leaves.iter().flat_map(|l| &l.relations))
@@ -800,8 +811,8 @@ fn chirotope_certificate(
             } else {
                 "a closed relation that is a vector of it"
             };
-            if drup.is_some() {
-                format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form whose lemmas came from another SAT solver's DRUP proof, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/sat.rs)")
+            if let Some((_, _, how)) = other {
+                format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form {how}")
             } else if tree.proof.is_some() || tree.proof_packed.is_some() {
                 format!("case-tree: rank {rank} refuted by every chirotope of {k} queries, each covered by a closed circuit, proved by a refutation of the cover's clausal form (src/lower/clausal_cover.rs)")
             } else {
@@ -818,8 +829,9 @@ fn chirotope_certificate(
                 format!(" --rank {rank}")
             },
             if cover { " --cover" } else { "" },
-            drup.and_then(|p| p.file_name())
-                .map(|f| format!(" --drup {}", f.to_string_lossy()))
+            other
+                .and_then(|(option, path, _)| Some((option, path.file_name()?)))
+                .map(|(option, f)| format!(" {option} {}", f.to_string_lossy()))
                 .unwrap_or_default(),
         ),
     );
@@ -996,7 +1008,15 @@ pub fn chirotopes_exhaustive(
             rep.uncovered
         )
     })?;
-    let cert = chirotope_certificate(m, rows.len(), 3, &label(&rows), true, None, tree);
+    let cert = chirotope_certificate(
+        m,
+        rows.len(),
+        3,
+        &label(&rows),
+        true,
+        SatRoute::Builtin,
+        tree,
+    );
     let (path, _) = check_and_write(&cert, out_dir)?;
     println!(
         "m = {m}: chirotope cover certifies r* >= 4 -> {}",
