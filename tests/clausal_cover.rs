@@ -34,6 +34,11 @@ fn fresh_dir(tag: &str) -> std::path::PathBuf {
     dir
 }
 
+/// A clause as a line of DIMACS or DRUP text.
+fn lit_line(c: &[i32]) -> String {
+    c.iter().map(|l| format!("{l} ")).collect::<String>() + "0\n"
+}
+
 fn tree(c: &mut CertificateFile) -> &mut CaseTreeJson {
     c.case_tree.as_mut().unwrap()
 }
@@ -458,7 +463,6 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
     let Outcome::Refuted(steps) = solve(84, &clauses, 1 << 24).unwrap() else {
         panic!("the prism's formula is unsatisfiable");
     };
-    let lit_line = |c: &[i32]| c.iter().map(|l| format!("{l} ")).collect::<String>() + "0\n";
     let mut drup = String::from("c a proof without hints\n");
     for (i, step) in steps.iter().enumerate() {
         if i + 1 == steps.len() && i > 0 {
@@ -632,7 +636,6 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
     signs.sort();
     signs.dedup();
     assert_eq!(signs.len(), 4);
-    let lit_line = |c: &[i32]| c.iter().map(|l| format!("{l} ")).collect::<String>() + "0\n";
     let mut proofs = Vec::new();
     for (i, cube) in cubes.iter().enumerate() {
         let mut formula = clauses.clone();
@@ -681,5 +684,60 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
         err.contains("line 1") && err.contains("variable twice"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The core of a refutation (the axiom clauses it names and every closed split's clause, which
+/// `--drup` writes when a refutation is too long for the format) is a formula whose own
+/// refutation `--drup` turns into a checked certificate of the whole cover.
+#[test]
+fn a_refutation_of_the_core_gives_a_checked_cover() {
+    use nkrank::clausal::{chirotope_formula, Cnf};
+    use nkrank::lower::clausal_cover::core_formula;
+    use nkrank::lower::sat::{solve, trim, Outcome};
+    let rows = binary_tokens(PRISM).unwrap();
+    let dir = fresh_dir("core");
+    let (cnf_path, drup_path) = (dir.join("prism.cnf"), dir.join("core.drup"));
+    let splits = dir.join("splits.txt");
+    let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
+    cover(SatRoute::WriteCnf(&cnf_path, 0)).unwrap();
+    let clauses = dimacs_clauses(&std::fs::read_to_string(&cnf_path).unwrap());
+    let axioms = chirotope_formula(3, 9).clauses.len();
+    let Outcome::Refuted(steps) = solve(84, &clauses, 1 << 24).unwrap() else {
+        panic!("the prism's formula is unsatisfiable");
+    };
+    let (_, used) = trim(clauses.len(), &steps);
+    let cnf = Cnf {
+        vars: 84,
+        clauses: clauses.clone(),
+    };
+    let core = core_formula(&cnf, axioms, &used);
+    let leaves = clauses.len() - axioms;
+    let kept = core.clauses.len() - leaves;
+    assert!(
+        0 < kept && kept < axioms,
+        "{kept} of {axioms} axiom clauses"
+    );
+    // The named axiom clauses in the formula's order, then every closed split's clause.
+    let named: Vec<&[i32]> = (clauses.iter().enumerate())
+        .filter(|&(i, _)| i < axioms && used.contains(&(i as u64 + 1)))
+        .map(|(_, c)| c)
+        .collect();
+    let core_list: Vec<&[i32]> = core.clauses.iter().collect();
+    assert_eq!(core_list[..kept], named[..]);
+    assert!(core_list[kept..]
+        .iter()
+        .copied()
+        .eq(clauses.iter().skip(axioms)));
+    let Outcome::Refuted(core_steps) = solve(84, &core.clauses, 1 << 24).unwrap() else {
+        panic!("the core is unsatisfiable");
+    };
+    let drup: String = core_steps.iter().map(|s| lit_line(&s.clause)).collect();
+    std::fs::write(&drup_path, drup).unwrap();
+    let tree = match cover(SatRoute::Drup(&drup_path)).unwrap().0 {
+        ClausalCover::Proved(tree) => tree,
+        other => panic!("not proved: {other:?}"),
+    };
+    check(&case_tree_certificate(6, 4, tree), CheckOptions::default()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

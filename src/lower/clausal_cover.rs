@@ -18,7 +18,7 @@ use super::cubes::{
 use super::sat::{renumber, solve, trim, DrupLine, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::cert::packed_proof::{pack_proof, refutation_steps, PACK_ABOVE_STEPS};
-use crate::clausal::{chirotope_formula, leaf_clauses};
+use crate::clausal::{chirotope_formula, leaf_clauses, MAX_PROOF_STEPS};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -259,6 +259,22 @@ pub fn clausal_cover(
         },
     };
     let (mut steps, used) = trim(cnf.clauses.len(), &steps);
+    // Too long for the format: what another round needs is written instead of a certificate.
+    if let (true, SatRoute::Drup(path) | SatRoute::DrupCubes(path)) =
+        (steps.len() > MAX_PROOF_STEPS, route)
+    {
+        let core = core_formula(&cnf, axioms, &used);
+        let core_path = path.with_extension("core.cnf");
+        crate::cert::io::write_atomic(&core_path, dimacs_text("", &core).as_bytes())?;
+        return Err(format!(
+            "the refutation needs {} steps, over the format's {MAX_PROOF_STEPS}; its core ({} of the {axioms} axiom clauses and the {} clauses of the closed splits) is in {}: refute it (e.g. `cadical --unsat --no-binary {} core.drup`) and run this command with --drup core.drup, a refutation of the whole formula too and often a shorter one",
+            steps.len(),
+            core.clauses.len() - (cnf.clauses.len() - axioms),
+            cnf.clauses.len() - axioms,
+            core_path.display(),
+            core_path.display()
+        ));
+    }
     let keep: Vec<usize> = (0..closed.len())
         .filter(|&i| used.iter().any(|h| ranges[i].contains(h)))
         .collect();
@@ -330,6 +346,23 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
         lrat.push_str("0\n");
     }
     Ok((dimacs, lrat))
+}
+
+/// The core of a refuted cover formula `cnf` whose first `axioms` clauses are the axioms: the
+/// axiom clauses that the refutation names (`used`, identifiers from 1), then every clause after
+/// the axioms (the closed splits'), in the formula's order. Every clause of it is a clause of
+/// `cnf`, so a refutation of the core refutes `cnf`, and another solver often finds a shorter
+/// one on the smaller formula (the second round of `scripts/cover-refutation.sh`).
+pub fn core_formula(cnf: &crate::clausal::Cnf, axioms: usize, used: &[u64]) -> crate::clausal::Cnf {
+    let named: std::collections::BTreeSet<u64> = used.iter().copied().collect();
+    let clauses = (cnf.clauses.iter().enumerate())
+        .filter(|&(i, _)| i >= axioms || named.contains(&(i as u64 + 1)))
+        .map(|(_, c)| c)
+        .collect();
+    crate::clausal::Cnf {
+        vars: cnf.vars,
+        clauses,
+    }
 }
 
 /// A formula as DIMACS CNF text after the comment lines `comments`.
