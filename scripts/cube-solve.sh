@@ -11,8 +11,8 @@
 # as STEM.cube-I.drup.part and renamed once CaDiCaL reports the cube unsatisfiable, so a cut
 # run leaves no proof behind; a cube whose proof is already there is skipped, so a rerun of the
 # same command resumes. Exit status 0 (refuted, or done before), 10 (satisfiable: the cover
-# does not close), anything else an error (so that a scheduler counts only those as failed). Needs `cadical` (Debian package `cadical`), or
-# CADICAL=path.
+# does not close), anything else an error (so that a scheduler counts only those as failed).
+# Needs `cadical` (Debian package `cadical`), or CADICAL=path.
 set -euo pipefail
 
 if [ $# -ne 3 ]; then

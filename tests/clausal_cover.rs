@@ -34,6 +34,17 @@ fn fresh_dir(tag: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The prism's cover by `route`, its circuit splits solved once and then read from the
+/// checkpoint `dir/splits.txt`.
+fn prism_cover(
+    dir: &std::path::Path,
+    route: SatRoute,
+) -> Result<nkrank::lower::clausal_cover::ClausalReport, String> {
+    let rows = binary_tokens(PRISM).unwrap();
+    let splits = dir.join("splits.txt");
+    clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {})
+}
+
 /// A clause as a line of DIMACS or DRUP text.
 fn lit_line(c: &[i32]) -> String {
     c.iter().map(|l| format!("{l} ")).collect::<String>() + "0\n"
@@ -443,12 +454,9 @@ fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
 #[test]
 fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
     use nkrank::lower::sat::{solve, Outcome};
-    let rows = binary_tokens(PRISM).unwrap();
     let dir = fresh_dir("drup");
     let (cnf_path, drup_path) = (dir.join("prism.cnf"), dir.join("prism.drup"));
-    // The circuit splits are solved once, then read from the checkpoint.
-    let splits = dir.join("splits.txt");
-    let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
+    let cover = |route| prism_cover(&dir, route);
     let (written, splits, closed) = cover(SatRoute::WriteCnf(&cnf_path, 0)).unwrap();
     assert!(matches!(written, ClausalCover::Written));
     assert_eq!((splits, closed), (882, 51));
@@ -611,11 +619,9 @@ fn the_committed_packed_refutation_is_the_writers_own_spelling() {
 fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
     use nkrank::lower::cubes::{cube_proof_path, parse_cubes};
     use nkrank::lower::sat::{solve, Outcome};
-    let rows = binary_tokens(PRISM).unwrap();
     let dir = fresh_dir("cubes");
     let (cnf_path, cubes_path) = (dir.join("prism.cnf"), dir.join("prism.cubes"));
-    let splits = dir.join("splits.txt");
-    let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
+    let cover = |route| prism_cover(&dir, route);
     assert!(matches!(
         cover(SatRoute::WriteCnf(&cnf_path, 2)).unwrap().0,
         ClausalCover::Written
@@ -695,11 +701,9 @@ fn a_refutation_of_the_core_gives_a_checked_cover() {
     use nkrank::clausal::{chirotope_formula, Cnf};
     use nkrank::lower::clausal_cover::core_formula;
     use nkrank::lower::sat::{solve, trim, Outcome};
-    let rows = binary_tokens(PRISM).unwrap();
     let dir = fresh_dir("core");
     let (cnf_path, drup_path) = (dir.join("prism.cnf"), dir.join("core.drup"));
-    let splits = dir.join("splits.txt");
-    let cover = |route| clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {});
+    let cover = |route| prism_cover(&dir, route);
     cover(SatRoute::WriteCnf(&cnf_path, 0)).unwrap();
     let clauses = dimacs_clauses(&std::fs::read_to_string(&cnf_path).unwrap());
     let axioms = chirotope_formula(3, 9).clauses.len();

@@ -186,29 +186,10 @@ pub fn clausal_cover(
             return Ok((ClausalCover::Written, n_splits, closed.len()));
         }
         SatRoute::Drup(path) | SatRoute::DrupCubes(path) => {
-            let lemmas: Box<dyn Iterator<Item = Result<DrupLine, String>>> =
-                if matches!(route, SatRoute::DrupCubes(_)) {
-                    let text = std::fs::read_to_string(path)
-                        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                    let cubes = parse_cubes(&text, cnf.vars)
-                        .map_err(|e| format!("{}: {e}", path.display()))?;
-                    eprintln!(
-                        "{}: {} cubes, their proofs read from {} to {}",
-                        path.display(),
-                        cubes.len(),
-                        cube_proof_path(path, 0).display(),
-                        cube_proof_path(path, cubes.len() - 1).display()
-                    );
-                    Box::new(joined_lines(cubes, |i| {
-                        let proof = cube_proof_path(path, i);
-                        read_drup(&proof).map(|lines| {
-                            let named = move |e: String| format!("{}, {e}", proof.display());
-                            lines.map(move |l| l.map_err(&named))
-                        })
-                    }))
-                } else {
-                    Box::new(read_drup(path)?)
-                };
+            let lemmas: Box<dyn Iterator<Item = Result<DrupLine, String>>> = match route {
+                SatRoute::DrupCubes(_) => Box::new(read_cube_proofs(path, cnf.vars)?),
+                _ => Box::new(read_drup(path)?),
+            };
             let bar = drup_bar();
             let shown = |backward: bool, line: usize, checked: usize| {
                 if !backward {
@@ -433,6 +414,32 @@ fn read_drup(path: &Path) -> Result<impl Iterator<Item = Result<DrupLine, String
         parsed
             .map_err(|e| format!("line {}: {e}", i + 1))
             .transpose()
+    }))
+}
+
+/// The DRUP proofs of the cubes listed in the file `cubes` (beside it, as
+/// [`cube_proof_path`] names them), joined into the lines of one refutation
+/// ([`joined_lines`]); each proof is opened when the join reaches it.
+fn read_cube_proofs(
+    cubes: &Path,
+    vars: usize,
+) -> Result<impl Iterator<Item = Result<DrupLine, String>> + '_, String> {
+    let text = std::fs::read_to_string(cubes)
+        .map_err(|e| format!("cannot read {}: {e}", cubes.display()))?;
+    let list = parse_cubes(&text, vars).map_err(|e| format!("{}: {e}", cubes.display()))?;
+    eprintln!(
+        "{}: {} cubes, their proofs read from {} to {}",
+        cubes.display(),
+        list.len(),
+        cube_proof_path(cubes, 0).display(),
+        cube_proof_path(cubes, list.len() - 1).display()
+    );
+    Ok(joined_lines(list, move |i| {
+        let proof = cube_proof_path(cubes, i);
+        read_drup(&proof).map(|lines| {
+            let named = move |e: String| format!("{}, {e}", proof.display());
+            lines.map(move |l| l.map_err(&named))
+        })
     }))
 }
 
