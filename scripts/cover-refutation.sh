@@ -14,8 +14,8 @@
 #
 # Two rounds: CaDiCaL (in its configuration for unsatisfiable formulas, --unsat) refutes the
 # formula, nkrank adds the hints and keeps the lemmas the refutation needs; the formula's
-# clauses that those name (the core, scripts/core-cnf.py) go to CaDiCaL again, and the hints
-# of its shorter refutation make the certificate. The refutation is written packed
+# clauses that those name (the core, `--write-core`) go to CaDiCaL again, and the hints of its
+# shorter refutation make the certificate. The refutation is written packed
 # (docs/CERTIFICATES.md section 16.4), and one beyond the format's cap of 64 MiB goes on in
 # part files beside the certificate (section 16.5). With --python-sat, CaDiCaL 1.9.5 of the
 # PyPI package python-sat (pip install python-sat) runs instead, with the same two options;
@@ -82,8 +82,7 @@ cert=len3/$name-case-tree.json.gz
 cover=(lower chirotopes --m "$m" --k "$k" --rank "$rank" --cover --family "$family" --state state)
 [ -s "$base.cnf" ] || "$root/target/release/nkrank" "${cover[@]}" --out . --write-cnf "$base.cnf"
 refute "$base.cnf" "$base.drup"
-[ -s "round1/$cert" ] || "$root/target/release/nkrank" "${cover[@]}" --out round1 --drup "$base.drup"
-[ -s core.cnf ] || python3 "$root/scripts/core-cnf.py" "round1/$cert" "$base.cnf" core.cnf
+[ -s core.cnf ] || "$root/target/release/nkrank" "${cover[@]}" --out . --drup "$base.drup" --write-core core.cnf
 refute core.cnf core.drup
 [ -s "$cert" ] || "$root/target/release/nkrank" "${cover[@]}" --out . --drup core.drup
 "$root/target/release/nkrank-check" "$cert"
@@ -92,7 +91,7 @@ written=("$cert")
 for part in "len3/$name-case-tree.proof-part"*.gz; do
     [ -e "$part" ] && written+=("$part")
 done
-sha256sum "$base.cnf" "$base.drup" "round1/$cert" core.cnf core.drup "${written[@]}"
+sha256sum "$base.cnf" "$base.drup" core.cnf core.drup "${written[@]}"
 same=true
 for f in "${written[@]}"; do
     cmp -s "$f" "$root/certificates/$f" || same=false

@@ -479,23 +479,23 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
         drup.push_str(&lit_line(&step.clause));
     }
     std::fs::write(&drup_path, &drup).unwrap();
-    let tree = match cover(SatRoute::Drup(&drup_path)).unwrap().0 {
+    let tree = match cover(SatRoute::Drup(&drup_path, None)).unwrap().0 {
         ClausalCover::Proved(tree) => tree,
         other => panic!("not proved: {other:?}"),
     };
     check(&case_tree_certificate(6, 4, tree), CheckOptions::default()).unwrap();
     // A proof that is not a clausal refutation of this formula is an error naming the line.
     std::fs::write(&drup_path, "1 2 x 0\n").unwrap();
-    let err = cover(SatRoute::Drup(&drup_path)).unwrap_err();
+    let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
     assert!(
         err.contains("line 1") && err.contains("\"x\" is not a literal"),
         "{err}"
     );
     std::fs::write(&drup_path, [b'a', 2, 4, 0]).unwrap();
-    let err = cover(SatRoute::Drup(&drup_path)).unwrap_err();
+    let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
     assert!(err.contains("binary proof"), "{err}");
     std::fs::write(&drup_path, "").unwrap();
-    let err = cover(SatRoute::Drup(&drup_path)).unwrap_err();
+    let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
     assert!(err.contains("without deriving the empty clause"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -655,7 +655,7 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
         std::fs::write(cube_proof_path(&cubes_path, i), &drup).unwrap();
         proofs.push(drup);
     }
-    let tree = match cover(SatRoute::DrupCubes(&cubes_path)).unwrap().0 {
+    let tree = match cover(SatRoute::DrupCubes(&cubes_path, None)).unwrap().0 {
         ClausalCover::Proved(tree) => tree,
         other => panic!("not proved: {other:?}"),
     };
@@ -664,14 +664,14 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
     let short: Vec<&str> = proofs[2].lines().collect();
     let short = short[..short.len() - 1].join("\n") + "\n";
     std::fs::write(cube_proof_path(&cubes_path, 2), short).unwrap();
-    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    let err = cover(SatRoute::DrupCubes(&cubes_path, None)).unwrap_err();
     assert!(
         err.contains("cube 2") && err.contains("without the empty clause"),
         "{err}"
     );
     // Its proof missing.
     std::fs::remove_file(cube_proof_path(&cubes_path, 2)).unwrap();
-    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    let err = cover(SatRoute::DrupCubes(&cubes_path, None)).unwrap_err();
     assert!(
         err.contains("cube 2") && err.contains("prism.cube-2.drup"),
         "{err}"
@@ -681,11 +681,11 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
     let three: Vec<&str> = cubes_text.lines().filter(|l| l.starts_with('a')).collect();
     let three = [three[0], three[1], three[3]].join("\n") + "\n";
     std::fs::write(&cubes_path, three).unwrap();
-    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    let err = cover(SatRoute::DrupCubes(&cubes_path, None)).unwrap_err();
     assert!(err.contains("not derived by unit propagation"), "{err}");
     // A cubes file that is not one.
     std::fs::write(&cubes_path, "a 5 -5 0\n").unwrap();
-    let err = cover(SatRoute::DrupCubes(&cubes_path)).unwrap_err();
+    let err = cover(SatRoute::DrupCubes(&cubes_path, None)).unwrap_err();
     assert!(
         err.contains("line 1") && err.contains("variable twice"),
         "{err}"
@@ -693,52 +693,61 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The core of a refutation (the axiom clauses it names and every closed split's clause, which
-/// `--drup` writes when a refutation is too long for the format) is a formula whose own
-/// refutation `--drup` turns into a checked certificate of the whole cover.
+/// The first of two rounds: `--drup P --write-core F` writes the core of P's refutation (the
+/// axiom clauses that the certificate's refutation names, in the formula's order, then every
+/// closed split's clause), here recomputed from the certificate of the same proof and the
+/// written formula's lines; the second round, a refutation of the core through `--drup`, gives
+/// a checked certificate of the whole cover.
 #[test]
 fn a_refutation_of_the_core_gives_a_checked_cover() {
-    use nkrank::clausal::{chirotope_formula, Cnf};
-    use nkrank::lower::clausal_cover::core_formula;
-    use nkrank::lower::sat::{solve, trim, Outcome};
+    use nkrank::clausal::chirotope_formula;
+    use nkrank::lower::sat::{solve, Outcome};
     let dir = fresh_dir("core");
-    let (cnf_path, drup_path) = (dir.join("prism.cnf"), dir.join("core.drup"));
+    let cnf_path = dir.join("prism.cnf");
+    let (round1, core_path, round2) = (
+        dir.join("prism.drup"),
+        dir.join("core.cnf"),
+        dir.join("core.drup"),
+    );
     let cover = |route| prism_cover(&dir, route);
     cover(SatRoute::WriteCnf(&cnf_path, 0)).unwrap();
-    let clauses = dimacs_clauses(&std::fs::read_to_string(&cnf_path).unwrap());
-    let axioms = chirotope_formula(3, 9).clauses.len();
-    let Outcome::Refuted(steps) = solve(84, &clauses, 1 << 24).unwrap() else {
-        panic!("the prism's formula is unsatisfiable");
+    let text = std::fs::read_to_string(&cnf_path).unwrap();
+    let clauses = dimacs_clauses(&text);
+    let refutation = |clauses: &nkrank::clausal::Clauses| -> String {
+        let Outcome::Refuted(steps) = solve(84, clauses, 1 << 24).unwrap() else {
+            panic!("unsatisfiable");
+        };
+        steps.iter().map(|s| lit_line(&s.clause)).collect()
     };
-    let (_, used) = trim(clauses.len(), &steps);
-    let cnf = Cnf {
-        vars: 84,
-        clauses: clauses.clone(),
+    std::fs::write(&round1, refutation(&clauses)).unwrap();
+    // The axiom clauses that the certificate of the first round names.
+    let axioms = chirotope_formula(3, 9).clauses.len() as u64;
+    let first = match cover(SatRoute::Drup(&round1, None)).unwrap().0 {
+        ClausalCover::Proved(tree) => tree,
+        other => panic!("not proved: {other:?}"),
     };
-    let core = core_formula(&cnf, axioms, &used);
-    let leaves = clauses.len() - axioms;
-    let kept = core.clauses.len() - leaves;
-    assert!(
-        0 < kept && kept < axioms,
-        "{kept} of {axioms} axiom clauses"
-    );
-    // The named axiom clauses in the formula's order, then every closed split's clause.
-    let named: Vec<&[i32]> = (clauses.iter().enumerate())
-        .filter(|&(i, _)| i < axioms && used.contains(&(i as u64 + 1)))
-        .map(|(_, c)| c)
+    let named: std::collections::BTreeSet<u64> = (first.proof.iter().flatten())
+        .flat_map(|step| step.hints.iter().copied())
+        .filter(|&h| h <= axioms)
         .collect();
-    let core_list: Vec<&[i32]> = core.clauses.iter().collect();
-    assert_eq!(core_list[..kept], named[..]);
-    assert!(core_list[kept..]
-        .iter()
-        .copied()
-        .eq(clauses.iter().skip(axioms)));
-    let Outcome::Refuted(core_steps) = solve(84, &core.clauses, 1 << 24).unwrap() else {
-        panic!("the core is unsatisfiable");
-    };
-    let drup: String = core_steps.iter().map(|s| lit_line(&s.clause)).collect();
-    std::fs::write(&drup_path, drup).unwrap();
-    let tree = match cover(SatRoute::Drup(&drup_path)).unwrap().0 {
+    assert!(
+        !named.is_empty() && named.len() < axioms as usize,
+        "{} of {axioms} axiom clauses",
+        named.len()
+    );
+    let (written, _, _) = cover(SatRoute::Drup(&round1, Some(&core_path))).unwrap();
+    assert!(matches!(written, ClausalCover::Written));
+    let kept: Vec<&str> = (text.lines().filter(|l| !l.starts_with('p')))
+        .enumerate()
+        .filter(|&(i, _)| i as u64 >= axioms || named.contains(&(i as u64 + 1)))
+        .map(|(_, l)| l)
+        .collect();
+    let expected = format!("p cnf 84 {}\n{}\n", kept.len(), kept.join("\n"));
+    assert_eq!(std::fs::read_to_string(&core_path).unwrap(), expected);
+    // The second round.
+    let core = dimacs_clauses(&expected);
+    std::fs::write(&round2, refutation(&core)).unwrap();
+    let tree = match cover(SatRoute::Drup(&round2, None)).unwrap().0 {
         ClausalCover::Proved(tree) => tree,
         other => panic!("not proved: {other:?}"),
     };

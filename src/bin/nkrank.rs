@@ -310,6 +310,12 @@ enum Lower {
         /// it and `scripts/cube-solve.sh` refutes each), joined into one refutation.
         #[arg(long, conflicts_with_all = ["drup", "write_cnf"])]
         drup_cubes: Option<PathBuf>,
+        /// With --drup or --drup-cubes: write the refutation's core (the axiom clauses that
+        /// it names, then every closed split's clause, all clauses of the formula) to this
+        /// file as DIMACS CNF instead of a certificate, for a second solver run whose proof
+        /// (`--drup`) is often shorter; the first round of `scripts/cover-refutation.sh`.
+        #[arg(long)]
+        write_core: Option<PathBuf>,
     },
     /// Solves every circuit split of four distinct nonzero tokens once per class (m <= 6),
     /// appending one line per split to a resumable state file (shard `I/N`).
@@ -1039,8 +1045,15 @@ fn lower(what: Lower) -> Result<(), String> {
             drup,
             cube_depth,
             drup_cubes,
+            write_core,
         } => {
             ensure_writable(&out)?;
+            if write_core.is_some() && drup.is_none() && drup_cubes.is_none() {
+                return Err(
+                    "--write-core needs the proof whose core it writes: --drup or --drup-cubes"
+                        .into(),
+                );
+            }
             if exhaustive {
                 if rank != 3 {
                     return Err("--exhaustive is implemented for rank 3 only".into());
@@ -1069,8 +1082,8 @@ fn lower(what: Lower) -> Result<(), String> {
                 &state,
                 match (&write_cnf, &drup, &drup_cubes) {
                     (Some(p), _, _) => SatRoute::WriteCnf(p, cube_depth),
-                    (_, Some(p), _) => SatRoute::Drup(p),
-                    (_, _, Some(p)) => SatRoute::DrupCubes(p),
+                    (_, Some(p), _) => SatRoute::Drup(p, write_core.as_deref()),
+                    (_, _, Some(p)) => SatRoute::DrupCubes(p, write_core.as_deref()),
                     _ => SatRoute::Builtin,
                 },
             )

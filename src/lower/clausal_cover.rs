@@ -33,7 +33,9 @@ pub enum ClausalCover {
     /// A chirotope of the list (its signs, lexicographic `rank`-subsets) none of whose
     /// circuits is closed.
     Open(Vec<i8>),
-    /// The formula was written for another SAT solver ([`SatRoute::WriteCnf`]); not decided.
+    /// A formula was written for another SAT solver, not a certificate: the cover's clausal
+    /// form ([`SatRoute::WriteCnf`]), or the core of a refutation when it was asked for (the
+    /// second path of [`SatRoute::Drup`] and [`SatRoute::DrupCubes`]).
     Written,
 }
 
@@ -48,12 +50,15 @@ pub enum SatRoute<'a> {
     WriteCnf(&'a Path, usize),
     /// Another solver's DRUP proof of that formula (text, as `cadical --no-binary` writes
     /// it): its lemmas become steps with hints ([`super::sat::hints_from_rup`]), and the
-    /// checker replays them as it replays the project's own.
-    Drup(&'a Path),
+    /// checker replays them as it replays the project's own. With a second path, the
+    /// refutation's core ([`core_formula`]) is written there instead of a certificate: the
+    /// first of two rounds.
+    Drup(&'a Path, Option<&'a Path>),
     /// The cubes file that [`SatRoute::WriteCnf`] wrote, and beside it one DRUP proof per
     /// cube ([`super::cubes::cube_proof_path`]): the proofs are joined into one refutation
-    /// ([`super::cubes::joined_lines`]) and taken as [`SatRoute::Drup`] takes one.
-    DrupCubes(&'a Path),
+    /// ([`super::cubes::joined_lines`]) and taken as [`SatRoute::Drup`] takes one, the
+    /// second path included.
+    DrupCubes(&'a Path, Option<&'a Path>),
 }
 
 /// The outcome, the number of circuit splits and how many of them close.
@@ -185,9 +190,9 @@ pub fn clausal_cover(
             }
             return Ok((ClausalCover::Written, n_splits, closed.len()));
         }
-        SatRoute::Drup(path) | SatRoute::DrupCubes(path) => {
+        SatRoute::Drup(path, _) | SatRoute::DrupCubes(path, _) => {
             let lemmas: Box<dyn Iterator<Item = Result<DrupLine, String>>> = match route {
-                SatRoute::DrupCubes(_) => Box::new(read_cube_proofs(path, cnf.vars)?),
+                SatRoute::DrupCubes(..) => Box::new(read_cube_proofs(path, cnf.vars)?),
                 _ => Box::new(read_drup(path)?),
             };
             let bar = drup_bar();
@@ -240,21 +245,29 @@ pub fn clausal_cover(
         },
     };
     let (mut steps, used) = trim(cnf.clauses.len(), &steps);
-    // Too long for the format: what another round needs is written instead of a certificate.
-    if let (true, SatRoute::Drup(path) | SatRoute::DrupCubes(path)) =
-        (steps.len() > MAX_PROOF_STEPS, route)
-    {
-        let core = core_formula(&cnf, axioms, &used);
-        let core_path = path.with_extension("core.cnf");
-        crate::cert::io::write_atomic(&core_path, dimacs_text("", &core).as_bytes())?;
-        return Err(format!(
-            "the refutation needs {} steps, over the format's {MAX_PROOF_STEPS}; its core ({} of the {axioms} axiom clauses and the {} clauses of the closed splits) is in {}: refute it (e.g. `cadical --unsat --no-binary {} core.drup`) and run this command with --drup core.drup, a refutation of the whole formula too and often a shorter one",
-            steps.len(),
-            core.clauses.len() - (cnf.clauses.len() - axioms),
-            cnf.clauses.len() - axioms,
-            core_path.display(),
-            core_path.display()
-        ));
+    // The core, when asked for or when the refutation is too long for the format: what
+    // another round needs, instead of a certificate.
+    if let SatRoute::Drup(path, asked) | SatRoute::DrupCubes(path, asked) = route {
+        let over = steps.len() > MAX_PROOF_STEPS;
+        if over || asked.is_some() {
+            let core = core_formula(&cnf, axioms, &used);
+            let beside = path.with_extension("core.cnf");
+            let core_path = asked.unwrap_or(&beside);
+            crate::cert::io::write_atomic(core_path, dimacs_text("", &core).as_bytes())?;
+            let told = format!(
+                "the refutation needs {} steps; its core ({} of the {axioms} axiom clauses and the {} clauses of the closed splits) is in {}: refute it (e.g. `cadical --unsat --no-binary {} core.drup`) and run this command with --drup core.drup, a refutation of the whole formula too and often a shorter one",
+                steps.len(),
+                core.clauses.len() - (cnf.clauses.len() - axioms),
+                cnf.clauses.len() - axioms,
+                core_path.display(),
+                core_path.display()
+            );
+            if over {
+                return Err(format!("over the format's {MAX_PROOF_STEPS} steps: {told}"));
+            }
+            eprintln!("{told}");
+            return Ok((ClausalCover::Written, n_splits, closed.len()));
+        }
     }
     let keep: Vec<usize> = (0..closed.len())
         .filter(|&i| used.iter().any(|h| ranges[i].contains(h)))

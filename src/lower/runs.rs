@@ -798,8 +798,8 @@ fn chirotope_certificate(
 ) -> CertificateFile {
     // Another solver's proofs: the option that names them, and how the refutation came of them.
     let other = match route {
-        SatRoute::Drup(path) => Some(("--drup", path, "whose lemmas came from another SAT solver's DRUP proof, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/sat.rs)")),
-        SatRoute::DrupCubes(path) => Some(("--drup-cubes", path, "joined from another SAT solver's DRUP proofs of its cubes, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/cubes.rs, src/lower/sat.rs)")),
+        SatRoute::Drup(path, _) => Some(("--drup", path, "whose lemmas came from another SAT solver's DRUP proof, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/sat.rs)")),
+        SatRoute::DrupCubes(path, _) => Some(("--drup-cubes", path, "joined from another SAT solver's DRUP proofs of its cubes, hints added by unit propagation (src/lower/clausal_cover.rs, src/lower/cubes.rs, src/lower/sat.rs)")),
         _ => None,
     };
     let prov = provenance(

@@ -761,10 +761,14 @@ pub fn hints_from_rup(
             s.rewatch(low);
         }
         let lits = s.clauses[n + j].clone();
+        // The lemma is named by its literals too: in a join of cubes' proofs (`--drup-cubes`)
+        // the line counts the joined lines, and the literals find it in the cube's proof.
         let used = (s.rup_at_level0(&lits)).ok_or_else(|| {
+            let clause: Vec<String> = lits.iter().map(|&c| dimacs(c).to_string()).collect();
             format!(
-                "proof line {}: not derived by unit propagation",
-                line_of[j] + 1
+                "proof line {}: not derived by unit propagation: {} 0",
+                line_of[j] + 1,
+                clause.join(" ")
             )
         })?;
         for &h in &used {
@@ -1020,7 +1024,10 @@ mod tests {
         };
         let lines = vec![Ok(DrupLine::Add(vec![1])), Ok(DrupLine::Add(vec![-1]))];
         let err = hints_from_rup(one.vars, &one.clauses, lines, &|_, _, _| {}).unwrap_err();
-        assert!(err.contains("proof line 2: not derived"), "{err}");
+        assert!(
+            err.ends_with("proof line 2: not derived by unit propagation: -1 0"),
+            "{err}"
+        );
         let cnf = pigeonhole(4);
         let err = hints_from_rup(cnf.vars, &cnf.clauses, Vec::new(), &|_, _, _| {}).unwrap_err();
         assert!(err.contains("without deriving the empty clause"), "{err}");
