@@ -9,8 +9,10 @@ use nkrank::chirotope::chirotopes;
 use nkrank::lower::chirotope::cover_search;
 use nkrank::lower::clausal_cover::{clausal_cover, ClausalCover, SatRoute};
 use nkrank::lower::runs::binary_tokens;
+use scratch::Scratch;
 
 mod common;
+mod scratch;
 use common::case_tree_certificate;
 
 /// The triangular prism: two triangles on coordinates 0..3 and 3..6 joined by a matching.
@@ -26,12 +28,9 @@ fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
     }
 }
 
-/// An empty folder of the system's temporary folder for one test.
-fn fresh_dir(tag: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("nkrank-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty folder of the system's temporary folder for one test, removed when it ends.
+fn fresh_dir(tag: &str) -> Scratch {
+    Scratch::new("clausal-cover", tag)
 }
 
 /// The prism's cover by `route`, its circuit splits solved once and then read from the
@@ -140,10 +139,10 @@ fn the_packed_spelling_of_the_prism_checks_and_tampering_is_rejected() {
     tree(&mut good).proof_packed = Some(text.clone());
     check(&good, CheckOptions::default()).unwrap();
     // Through the file: written, read back, checked.
-    let path = std::env::temp_dir().join(format!("nkrank-packed-{}.json", std::process::id()));
+    let dir = fresh_dir("packed");
+    let path = dir.join("packed.json");
     std::fs::write(&path, serde_json::to_string(&good).unwrap()).unwrap();
     let read = nkrank::cert::io::read_certificate(&path).unwrap();
-    std::fs::remove_file(&path).unwrap();
     check(&read, CheckOptions::default()).unwrap();
     // Exported for other checkers as the unpacked proof is: the same formula, one LRAT line
     // per step.
@@ -295,7 +294,6 @@ fn a_packed_refutation_split_into_part_files_checks_and_tampering_is_rejected() 
     write_certificate(&path, &good).unwrap();
     assert!(!part(1).exists() && !part(2).exists());
     assert!(read_certificate(&path).unwrap() == good);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -448,7 +446,6 @@ fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
         complete, 882,
         "the missing verdicts are appended: {after:.80}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -497,7 +494,6 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
     std::fs::write(&drup_path, "").unwrap();
     let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
     assert!(err.contains("without deriving the empty clause"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A set decided in an earlier run (its line in the state file) is skipped by a rerun with the
@@ -505,8 +501,7 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
 #[test]
 fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     use nkrank::lower::runs::chirotopes_run;
-    let dir = std::env::temp_dir().join(format!("nkrank-rerun-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("rerun");
     let state = dir.join("state");
     let run = |route| {
         chirotopes_run(
@@ -522,7 +517,6 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     run(SatRoute::WriteCnf(&cnf, 0)).unwrap();
     let text = std::fs::read_to_string(&cnf).unwrap();
     assert!(text.starts_with("p cnf 84 "), "{:.40}", text);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Beyond the checker's 16 queries a cover can still be explored: `--write-cnf` admits up to 20
@@ -530,7 +524,7 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
 #[test]
 fn a_cover_beyond_the_checkers_cap_can_only_be_written() {
     use nkrank::lower::runs::{chirotopes_run, MAX_WRITTEN_ROWS};
-    let dir = std::env::temp_dir().join(format!("nkrank-written-{}", std::process::id()));
+    let dir = fresh_dir("written");
     let cnf = dir.join("f.cnf");
     let run = |k, route| {
         chirotopes_run(8, k, 5, "all", false, true, false, "0/1", &dir, &dir, route).unwrap_err()
@@ -550,8 +544,7 @@ fn a_cover_beyond_the_checkers_cap_can_only_be_written() {
 #[test]
 fn another_order_of_the_queries_reuses_the_split_verdicts_of_the_state_folder() {
     use nkrank::lower::runs::{chirotopes_run, split_cache_path};
-    let dir = std::env::temp_dir().join(format!("nkrank-split-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("split-cache");
     let state = dir.join("state");
     let run = |family: &str, out: &str| {
         let out = dir.join(out);
@@ -591,7 +584,6 @@ fn another_order_of_the_queries_reuses_the_split_verdicts_of_the_state_folder() 
         let proven = check(cert, CheckOptions::default()).unwrap();
         assert_eq!(proven.rank, 4);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -690,7 +682,6 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
         err.contains("line 1") && err.contains("variable twice"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The first of two rounds: `--drup P --write-core F` writes the core of P's refutation (the
@@ -752,5 +743,4 @@ fn a_refutation_of_the_core_gives_a_checked_cover() {
         other => panic!("not proved: {other:?}"),
     };
     check(&case_tree_certificate(6, 4, tree), CheckOptions::default()).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,12 +2,14 @@
 //! and its LaTeX is well formed; an invalid certificate is refused.
 #![cfg(feature = "solver")]
 
+mod scratch;
 use nkrank::check::report::check_file;
 use nkrank::check::CheckOptions;
 use nkrank::explain::doc::Style;
 use nkrank::explain::{claim_math, explain};
 use nkrank::manifest::certificate_paths;
 use rayon::prelude::*;
+use scratch::Scratch;
 use std::path::PathBuf;
 
 fn committed() -> Vec<PathBuf> {
@@ -156,7 +158,8 @@ fn an_invalid_certificate_is_refused() {
     // Halving one multiplier breaks the cancellation on the values.
     let bad = text.replacen("\"y\": \"1/2\"", "\"y\": \"1/4\"", 1);
     assert_ne!(bad, text);
-    let p = std::env::temp_dir().join(format!("nkrank-explain-{}.json", std::process::id()));
+    let dir = Scratch::new("explain", "invalid");
+    let p = dir.join("bad.json");
     std::fs::write(&p, bad).unwrap();
     let err = explain(&p, Style::Markdown, false).unwrap_err();
     assert!(err.contains("the checker rejects it"), "{err}");

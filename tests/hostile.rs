@@ -1,15 +1,14 @@
 //! The checker binary on malformed and hostile files: a clear message, a non-zero exit, and
 //! never a panic.
 
+mod scratch;
+use scratch::Scratch;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nkrank-hostile-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("hostile", name)
 }
 
 fn committed(rel: &str) -> String {

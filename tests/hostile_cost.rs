@@ -3,21 +3,20 @@
 //! never a hang. The time guard only catches a hang (it is far above the measured times, which
 //! live in `docs/BENCHMARKS.md`).
 
+mod scratch;
 use nkrank_core::rank1::{ConstraintKey, SideKey};
+use scratch::Scratch;
 use serde_json::{json, Value};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A run that takes this long is a hang, not a slow answer.
 const HANG: Duration = Duration::from_secs(300);
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nkrank-cost-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("cost", name)
 }
 
 fn committed(rel: &str) -> Value {

@@ -1,9 +1,11 @@
 //! The certificate manifest: written for a folder, verified by `nkrank-check --manifest`, and
 //! rejected with one line and exit 1 when a file, a claim or the set is tampered with.
 
+mod scratch;
 use nkrank::cert::manifest::{manifest_entries, write_manifest};
 use nkrank::check::CheckOptions;
 use nkrank::manifest::{manifest_text, parse_manifest, root_hash, verify_manifest};
+use scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,9 +14,8 @@ fn repo() -> PathBuf {
 }
 
 /// A scratch folder holding a few small committed certificates (N = 2 and 3, two kinds).
-fn small_set(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nkrank-manifest-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+fn small_set(name: &str) -> Scratch {
+    let d = Scratch::new("manifest", name);
     for (sub, file) in [
         ("len2", "m01-upper-r1-model.json"),
         ("len2", "m02-upper-r1-model.json"),

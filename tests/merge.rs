@@ -1,20 +1,19 @@
 //! `nkrank merge`'s selection: the least upper and the largest lower rank per (N, m) win,
 //! whatever the order of the folders, and copies are byte for byte.
 
+mod scratch;
 use nkrank::cert::merge::{best_per_bound, merge_into, Merged};
 use nkrank::check::report::check_file;
 use nkrank::check::CheckOptions;
+use scratch::Scratch;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nkrank-merge-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("merge", name)
 }
 
 fn results(files: &[&str]) -> Vec<nkrank::check::report::FileResult> {

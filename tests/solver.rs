@@ -3,18 +3,17 @@
 //! force.
 #![cfg(all(feature = "solver", feature = "plot"))]
 
+mod scratch;
 use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
 use nkrank::oracle::bruteforce::max_error_bruteforce;
 use nkrank::rational::half;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
+use scratch::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("nkrank-solver-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(name: &str) -> Scratch {
+    Scratch::new("solver", name)
 }
 
 fn nkrank(args: &[&str]) -> (i32, String) {

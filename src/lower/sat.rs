@@ -36,9 +36,56 @@ fn dimacs(c: usize) -> i32 {
     }
 }
 
+/// Every clause's literal codes, one clause after another: a clause costs its literals (four
+/// bytes each) and one offset, not a vector of its own, which matters for the millions of
+/// lemmas of another solver's proof ([`hints_from_rup`]). The checker's flat list (`Clauses`)
+/// holds DIMACS literals and is never changed; here the order of a clause's literals moves
+/// with its watches.
+#[derive(Default)]
+struct Arena {
+    lits: Vec<u32>,
+    /// Where each clause ends in `lits`.
+    ends: Vec<usize>,
+}
+
+impl Arena {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Appends a clause of literal codes below `2^32` (`load` bounds the variables).
+    fn push(&mut self, lits: &[usize]) {
+        self.lits.extend(lits.iter().map(|&c| c as u32));
+        self.ends.push(self.lits.len());
+    }
+
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        (if i == 0 { 0 } else { self.ends[i - 1] })..self.ends[i]
+    }
+
+    /// The literal codes of clause `i`, in its current order, as `usize`.
+    fn codes(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.lits[self.range(i)].iter().map(|&c| c as usize)
+    }
+}
+
+impl std::ops::Index<usize> for Arena {
+    type Output = [u32];
+    fn index(&self, i: usize) -> &[u32] {
+        &self.lits[self.range(i)]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Arena {
+    fn index_mut(&mut self, i: usize) -> &mut [u32] {
+        let r = self.range(i);
+        &mut self.lits[r]
+    }
+}
+
 /// The search state.
 struct Solver {
-    clauses: Vec<Vec<usize>>,
+    clauses: Arena,
     /// Clauses watching each literal code (visited when it becomes false), each with a
     /// *blocker*: another of its literals, which, when true, spares reading the clause.
     watches: Vec<Vec<(usize, usize)>>,
@@ -111,7 +158,7 @@ impl Solver {
     }
 
     /// Adds a clause (literals deduplicated, at least two, first two watched); returns its index.
-    fn attach(&mut self, lits: Vec<usize>) -> usize {
+    fn attach(&mut self, lits: &[usize]) -> usize {
         let idx = self.clauses.len();
         self.clauses.push(lits);
         self.watch(idx);
@@ -121,7 +168,8 @@ impl Solver {
     /// Watches clause `idx` on its first two literals, each the other's blocker (a unit clause
     /// is not watched).
     fn watch(&mut self, idx: usize) {
-        if let [a, b, ..] = self.clauses[idx][..] {
+        if let [a, b, ..] = self.clauses[idx] {
+            let (a, b) = (a as usize, b as usize);
             self.watches[a].push((idx, b));
             self.watches[b].push((idx, a));
         }
@@ -191,21 +239,21 @@ impl Solver {
                 continue;
             }
             let c = &mut self.clauses[ci];
-            if c[0] == falsified {
+            if c[0] as usize == falsified {
                 c.swap(0, 1);
             }
-            let first = c[0];
+            let first = c[0] as usize;
             if self.value(first) == 1 {
                 ws[j] = (ci, first);
                 j += 1;
                 continue;
             }
             let c = &self.clauses[ci];
-            let free = (2..c.len()).find(|&k| self.value(c[k]) != -1);
+            let free = (2..c.len()).find(|&k| self.value(c[k] as usize) != -1);
             if let Some(k) = free {
                 let c = &mut self.clauses[ci];
                 c.swap(1, k);
-                let w = c[1];
+                let w = c[1] as usize;
                 self.watches[w].push((ci, first));
                 continue;
             }
@@ -254,7 +302,7 @@ impl Solver {
                 continue;
             }
             out.push((self.position[v], r));
-            stack.extend(self.clauses[r].iter().map(|&c| c / 2).filter(|&u| u != v));
+            stack.extend(self.clauses.codes(r).map(|c| c / 2).filter(|&u| u != v));
         }
     }
 
@@ -284,7 +332,7 @@ impl Solver {
 
     /// The final step: a conflict at level 0 derives the empty clause.
     fn refute(&mut self, conflict: usize) {
-        let vars: Vec<usize> = self.clauses[conflict].iter().map(|&c| c / 2).collect();
+        let vars: Vec<usize> = self.clauses.codes(conflict).map(|c| c / 2).collect();
         let mut seen0 = vec![false; self.assign.len()];
         let mut used = Vec::new();
         self.level0_closure(&vars, &mut seen0, &mut used);
@@ -307,7 +355,7 @@ impl Solver {
         let mut implied: Option<usize> = None;
         loop {
             for k in 0..self.clauses[clause].len() {
-                let c = self.clauses[clause][k];
+                let c = self.clauses[clause][k] as usize;
                 let v = c / 2;
                 if Some(v) == implied || seen[v] {
                     continue;
@@ -427,7 +475,7 @@ impl Solver {
             conflict = self.propagate();
         }
         let used = conflict.map(|k| {
-            let vars: Vec<usize> = self.clauses[k].iter().map(|&c| c / 2).collect();
+            let vars: Vec<usize> = self.clauses.codes(k).map(|c| c / 2).collect();
             let mut used = Vec::new();
             self.reason_closure(&vars, &mut seen, &mut used, |_| true);
             Self::trail_order(used, k)
@@ -470,10 +518,14 @@ enum Loaded {
 
 /// Loads the formula `clauses` over variables `1..=vars` (DIMACS literals): every clause is
 /// kept under its identifier (index plus one), tautologies unwatched; fails on a literal out
-/// of range.
+/// of range or on more than `2^31 - 1` variables.
 fn load(vars: usize, clauses: &Clauses) -> Result<Loaded, String> {
+    // Literal codes are stored in 32 bits (`Arena`).
+    if vars > (u32::MAX / 2) as usize {
+        return Err(format!("{vars} variables, more than 2^31 - 1"));
+    }
     let mut s = Solver {
-        clauses: Vec::with_capacity(clauses.len()),
+        clauses: Arena::default(),
         watches: vec![Vec::new(); 2 * vars],
         assign: vec![0; vars],
         level: vec![0; vars],
@@ -514,13 +566,13 @@ fn load(vars: usize, clauses: &Clauses) -> Result<Loaded, String> {
         }
         if tautology {
             // Never propagates: kept for the numbering only.
-            s.clauses.push(lits);
+            s.clauses.push(&lits);
         } else {
-            s.attach(lits);
+            s.attach(&lits);
         }
     }
     for u in units {
-        let c = s.clauses[u][0];
+        let c = s.clauses[u][0] as usize;
         match s.value(c) {
             1 => {}
             -1 => {
@@ -568,7 +620,7 @@ pub fn solve(vars: usize, clauses: &Clauses, max_conflicts: u64) -> Result<Outco
             s.record(&learnt, hints);
             s.backtrack(back);
             let asserting = learnt[0];
-            let idx = s.attach(learnt);
+            let idx = s.attach(&learnt);
             s.enqueue(asserting, idx);
             until_restart -= 1;
             if until_restart == 0 {
@@ -599,6 +651,45 @@ pub enum DrupLine {
     Add(Vec<i32>),
     /// A clause no longer needed: it stops propagating.
     Delete(Vec<i32>),
+}
+
+/// The clauses present, found by their literals when a proof deletes one: each clause's index
+/// under a hash of its sorted literal codes, the newest last. A hash rather than the literals
+/// themselves, so that a lemma's literals are stored once (in the solver), and an entry goes
+/// when its last clause is deleted: a long proof deletes most of its lemmas, and a map keyed
+/// by literal lists that kept every one took about as much memory as the lemmas.
+#[derive(Default)]
+struct Present(std::collections::HashMap<u64, Vec<usize>>);
+
+impl Present {
+    fn key(lits: &[usize]) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        lits.hash(&mut h);
+        h.finish()
+    }
+
+    /// Records clause `idx`, whose sorted literal codes are `lits`.
+    fn insert(&mut self, lits: &[usize], idx: usize) {
+        self.0.entry(Self::key(lits)).or_default().push(idx);
+    }
+
+    /// Removes and returns the newest clause recorded whose literals are `lits` (sorted), if
+    /// any; `clauses` holds each clause's literals in any order.
+    fn take(&mut self, lits: &[usize], clauses: &Arena) -> Option<usize> {
+        let key = Self::key(lits);
+        let ids = self.0.get_mut(&key)?;
+        let same = |&idx: &usize| {
+            let c = &clauses[idx];
+            c.len() == lits.len() && c.iter().all(|&l| lits.binary_search(&(l as usize)).is_ok())
+        };
+        let at = ids.iter().rposition(same)?;
+        let idx = ids.remove(at);
+        if ids.is_empty() {
+            self.0.remove(&key);
+        }
+        Some(idx)
+    }
 }
 
 /// Turns a refutation without hints (the lines of a DRUP proof of another SAT solver, in
@@ -632,24 +723,29 @@ pub fn hints_from_rup(
         lits.dedup();
         lits
     };
-    // The clauses present by their sorted literals, for deletions.
-    let mut present: std::collections::HashMap<Vec<usize>, Vec<usize>> = Default::default();
-    for (idx, c) in clauses.iter().enumerate() {
-        present.entry(sorted(c)).or_default().push(idx);
-    }
     let mut s = match load(vars, clauses)? {
         Loaded::Ready(s) => s,
         Loaded::Refuted(steps) => return Ok(steps),
     };
+    let mut present = Present::default();
+    for (idx, c) in clauses.iter().enumerate() {
+        present.insert(&sorted(c), idx);
+    }
     if let Some(conflict) = s.propagate() {
         s.refute(conflict);
         return Ok(s.steps);
     }
     let n = clauses.len();
     // A tautology of the formula is never present (`load` left it unwatched).
-    let tautology = |c: &Vec<usize>| c.windows(2).any(|w| w[0] ^ 1 == w[1]);
-    s.born = (s.clauses.iter())
-        .map(|c| if tautology(c) { u32::MAX } else { 0 })
+    let tautology = |c: &[u32]| c.windows(2).any(|w| w[0] ^ 1 == w[1]);
+    s.born = (0..n)
+        .map(|i| {
+            if tautology(&s.clauses[i]) {
+                u32::MAX
+            } else {
+                0
+            }
+        })
         .collect();
     s.dies = vec![u32::MAX; n];
     // Per lemma (clause index `n + j`): its proof line.
@@ -670,12 +766,11 @@ pub fn hints_from_rup(
         }
         let mut lits = sorted(&lemma);
         if delete {
-            let idx = present.get_mut(&lits).and_then(|ids| ids.pop());
-            if let Some(idx) = idx {
-                let reason = (s.clauses[idx].iter())
-                    .any(|&c| s.assign[c / 2] != 0 && s.reason[c / 2] == idx);
+            if let Some(idx) = present.take(&lits, &s.clauses) {
+                let reason =
+                    (s.clauses.codes(idx)).any(|c| s.assign[c / 2] != 0 && s.reason[c / 2] == idx);
                 if reason {
-                    present.entry(lits).or_default().push(idx);
+                    present.insert(&lits, idx);
                 } else {
                     s.dies[idx] = time;
                 }
@@ -692,10 +787,7 @@ pub fn hints_from_rup(
                 i + 1
             ));
         }
-        present
-            .entry(lits.clone())
-            .or_default()
-            .push(s.clauses.len());
+        present.insert(&lits, s.clauses.len());
         line_of.push(i);
         s.born.push(time);
         s.dies.push(u32::MAX);
@@ -703,15 +795,15 @@ pub fn hints_from_rup(
         lits.sort_by_key(|&c| s.value(c) == -1);
         let free = lits.iter().take_while(|&&c| s.value(c) != -1).count();
         let idx = if lits.len() == 1 {
-            s.clauses.push(lits);
+            s.clauses.push(&lits);
             s.clauses.len() - 1
         } else {
-            s.attach(lits)
+            s.attach(&lits)
         };
         let conflict = match free {
             0 => Some(idx),
             1 => {
-                let c = s.clauses[idx][0];
+                let c = s.clauses[idx][0] as usize;
                 if s.value(c) == 0 {
                     s.enqueue(c, idx);
                 }
@@ -720,7 +812,7 @@ pub fn hints_from_rup(
             _ => None,
         };
         if let Some(k) = conflict {
-            let vars: Vec<usize> = s.clauses[k].iter().map(|&c| c / 2).collect();
+            let vars: Vec<usize> = s.clauses.codes(k).map(|c| c / 2).collect();
             let mut seen = vec![false; s.assign.len()];
             let mut used = Vec::new();
             s.level0_closure(&vars, &mut seen, &mut used);
@@ -760,7 +852,7 @@ pub fn hints_from_rup(
             low = s.born[n + j.saturating_sub(SPAN)] - 1;
             s.rewatch(low);
         }
-        let lits = s.clauses[n + j].clone();
+        let lits: Vec<usize> = s.clauses.codes(n + j).collect();
         // The lemma is named by its literals too: in a join of cubes' proofs (`--drup-cubes`)
         // the line counts the joined lines, and the literals find it in the cube's proof.
         let used = (s.rup_at_level0(&lits)).ok_or_else(|| {
@@ -788,7 +880,7 @@ pub fn hints_from_rup(
         if let Some(hints) = hints {
             next += 1;
             id[n + j] = next;
-            let mut clause: Vec<i32> = s.clauses[n + j].iter().map(|&c| dimacs(c)).collect();
+            let mut clause: Vec<i32> = s.clauses.codes(n + j).map(dimacs).collect();
             clause.sort_unstable_by_key(|l| (l.unsigned_abs(), *l));
             steps.push(ProofStepJson {
                 clause,
@@ -1011,6 +1103,19 @@ mod tests {
             let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &|_, _, _| {}).unwrap();
             check_refutation(&cnf, &hinted).unwrap();
         }
+    }
+
+    #[test]
+    fn more_variables_than_32_bit_codes_hold_are_refused() {
+        // Refused before anything is allocated for them.
+        let empty = Cnf {
+            vars: 1 << 31,
+            clauses: Vec::<Vec<i32>>::new().into_iter().collect(),
+        };
+        let err = solve(empty.vars, &empty.clauses, 1).unwrap_err();
+        assert_eq!(err, "2147483648 variables, more than 2^31 - 1");
+        let err = hints_from_rup(empty.vars, &empty.clauses, Vec::new(), &|_, _, _| {});
+        assert_eq!(err.unwrap_err(), "2147483648 variables, more than 2^31 - 1");
     }
 
     #[test]
