@@ -22,7 +22,8 @@
 # its refutations, and so the certificate, differ.
 #
 # Each stage is skipped when its file exists, so a cut run resumes; every file is written whole
-# or not at all. Prints the SHA-256 of every file, to compare with docs/CASE_TREES.md, and
+# or not at all. A hint pass cut short resumes from its last save (every five minutes, in
+# state/hints-PROOF.nkh) with the same result. Prints the SHA-256 of every file, to compare with docs/CASE_TREES.md, and
 # compares the certificate with the committed one.
 set -euo pipefail
 cd "$(dirname "$0")/.."

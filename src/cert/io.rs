@@ -132,6 +132,15 @@ fn split_packed_proof(
 /// Writes bytes to `path` through a temporary sibling and a rename, creating the folder first
 /// if it is missing.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// Writes what `fill` writes to `path`, as [`write_atomic`] does (buffered, so that `fill` may
+/// write in small pieces): a cut run leaves the old file or none, never a part of the new one.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -145,9 +154,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         path.with_file_name(name)
     };
     let result = (|| -> std::io::Result<()> {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

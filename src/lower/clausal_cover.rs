@@ -15,6 +15,7 @@ use super::chirotope::{
 use super::cubes::{
     cube_proof_path, cubes_text, full_cubes, joined_lines, parse_cubes, split_variables,
 };
+use super::hint_checkpoint::{HintCheckpoint, SAVE_EVERY};
 use super::sat::{renumber, solve, trim, DrupLine, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::cert::packed_proof::{pack_proof, refutation_steps, PACK_ABOVE_STEPS};
@@ -223,7 +224,17 @@ pub fn clausal_cover(
                     );
                 }
             };
-            let steps = super::sat::hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &shown)
+            // The backward pass's saved state lives in the state folder, beside the splits'
+            // checkpoint, named after the proof (or the cubes) it is for.
+            let saved = checkpoint.and_then(Path::parent).map(|dir| {
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                dir.join(format!("hints-{name}.nkh"))
+            });
+            let keep = saved.as_deref().map(|path| HintCheckpoint {
+                path,
+                every: SAVE_EVERY,
+            });
+            let steps = super::sat::hints_from_rup(cnf.vars, &cnf.clauses, lemmas, keep, &shown)
                 .map_err(|e| format!("{}: {e}", path.display()));
             bar.finish_and_clear();
             let steps = steps?;

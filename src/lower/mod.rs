@@ -9,6 +9,7 @@ pub mod clausal_cover;
 pub mod cover_scan;
 pub mod cubes;
 pub mod fooling;
+pub mod hint_checkpoint;
 pub mod ratio_lp;
 pub mod row_set_scan;
 pub mod row_sets;

@@ -9,6 +9,7 @@
 //! restarts; no clause deletion (the formulas here have at most a few thousand variables).
 //! Deterministic: the same formula gives the same proof.
 
+use super::hint_checkpoint::{self, Expected, HintCheckpoint, SavedRef};
 use crate::cert::format::ProofStepJson;
 use crate::clausal::Clauses;
 
@@ -711,12 +712,31 @@ impl Present {
 /// counts the items of `lines`. `progress(false, line, 0)` is called every 2^16
 /// lines read, and `progress(true, line, n)` every 2^10 lemmas checked, `line` being where
 /// the backward pass stands (it ends at 0) and `n` the lemmas checked so far.
+///
+/// With a `checkpoint`, the backward pass saves its state there from time to time and, if the
+/// file holds the state of an interrupted pass over the same formula and proof, resumes from
+/// it, with the same result (`hint_checkpoint.rs`); the file is removed when the pass succeeds.
 pub fn hints_from_rup(
     vars: usize,
     clauses: &Clauses,
     lines: impl IntoIterator<Item = Result<DrupLine, String>>,
+    checkpoint: Option<HintCheckpoint>,
     progress: &dyn Fn(bool, usize, usize),
 ) -> Result<Vec<ProofStepJson>, String> {
+    hints_pass(vars, clauses, lines, checkpoint, None, progress)
+}
+
+/// [`hints_from_rup`], stopped with an error after `stop_after` saves if given (the unit tests
+/// interrupt a pass this way).
+fn hints_pass(
+    vars: usize,
+    clauses: &Clauses,
+    lines: impl IntoIterator<Item = Result<DrupLine, String>>,
+    checkpoint: Option<HintCheckpoint>,
+    stop_after: Option<usize>,
+    progress: &dyn Fn(bool, usize, usize),
+) -> Result<Vec<ProofStepJson>, String> {
+    use std::hash::{Hash, Hasher};
     let sorted = |c: &[i32]| -> Vec<usize> {
         let mut lits: Vec<usize> = c.iter().map(|&l| code(l)).collect();
         lits.sort_unstable();
@@ -728,8 +748,12 @@ pub fn hints_from_rup(
         Loaded::Refuted(steps) => return Ok(steps),
     };
     let mut present = Present::default();
+    // What a saved backward pass must have been saved for: this formula and these lines.
+    let mut fingerprint = std::collections::hash_map::DefaultHasher::new();
+    (vars, clauses.len()).hash(&mut fingerprint);
     for (idx, c) in clauses.iter().enumerate() {
         present.insert(&sorted(c), idx);
+        c.hash(&mut fingerprint);
     }
     if let Some(conflict) = s.propagate() {
         s.refute(conflict);
@@ -761,6 +785,7 @@ pub fn hints_from_rup(
             DrupLine::Add(c) => (c, false),
             DrupLine::Delete(c) => (c, true),
         };
+        (delete, &lemma).hash(&mut fingerprint);
         if let Some(&l) = (lemma.iter()).find(|&&l| l == 0 || l.unsigned_abs() as usize > vars) {
             return Err(format!("proof line {}: literal {l} out of range", i + 1));
         }
@@ -838,7 +863,46 @@ pub fn hints_from_rup(
     // rebuild every few lemmas, so that their short proofs cross many rebuilds.)
     const SPAN: usize = if cfg!(test) { 3 } else { 1 << 14 };
     let mut low = u32::MAX;
-    for j in (0..line_of.len()).rev() {
+    let fingerprint = fingerprint.finish();
+    let expected = Expected {
+        fingerprint,
+        lits: s.clauses.lits.len(),
+        clauses: s.clauses.len(),
+        lemmas: line_of.len(),
+        codes: 2 * vars as u32,
+    };
+    // Where the pass starts: at the end, or where a saved pass stopped (its watch lists are
+    // rebuilt there, from the saved order of the literals, as they were when it was saved).
+    let mut end = line_of.len();
+    let mut resumed = false;
+    if let Some(c) = &checkpoint {
+        match hint_checkpoint::load(c.path, &expected) {
+            Ok(None) => {}
+            Ok(Some(saved)) => {
+                eprintln!(
+                    "{}: the backward pass resumes where it was saved ({} needed lemmas checked)",
+                    c.path.display(),
+                    saved.checked
+                );
+                s.clauses.lits = saved.lits;
+                s.core = saved.core;
+                for (i, hints) in saved.hints {
+                    hints_of[i] = Some(hints);
+                }
+                checked = saved.checked;
+                low = saved.low;
+                end = saved.j + 1;
+                resumed = true;
+            }
+            Err(why) => eprintln!(
+                "{}: not used ({why}); the backward pass starts from the end",
+                c.path.display()
+            ),
+        }
+    }
+    let mut last_save = std::time::Instant::now();
+    let mut saves = 0usize;
+    for j in (0..end).rev() {
         if !s.core[n + j] {
             continue;
         }
@@ -848,9 +912,28 @@ pub fn hints_from_rup(
         checked += 1;
         s.now = s.born[n + j] - 1;
         s.rewind(s.now);
-        if s.now < low {
-            low = s.born[n + j.saturating_sub(SPAN)] - 1;
+        if s.now < low || resumed {
+            if !resumed {
+                low = s.born[n + j.saturating_sub(SPAN)] - 1;
+            }
+            resumed = false;
             s.rewatch(low);
+            if let Some(c) = checkpoint.filter(|c| last_save.elapsed() >= c.every) {
+                let state = SavedRef {
+                    j,
+                    low,
+                    checked: checked - 1,
+                    lits: &s.clauses.lits,
+                    core: &s.core,
+                    hints: &hints_of,
+                };
+                hint_checkpoint::save(c.path, fingerprint, &state)?;
+                last_save = std::time::Instant::now();
+                saves += 1;
+                if stop_after == Some(saves) {
+                    return Err(format!("stopped after {saves} saves"));
+                }
+            }
         }
         let lits: Vec<usize> = s.clauses.codes(n + j).collect();
         // The lemma is named by its literals too: in a join of cubes' proofs (`--drup-cubes`)
@@ -892,6 +975,9 @@ pub fn hints_from_rup(
         clause: Vec::new(),
         hints: rename(&last, &id),
     });
+    if let Some(c) = checkpoint {
+        let _ = std::fs::remove_file(c.path);
+    }
     Ok(steps)
 }
 
@@ -1081,8 +1167,14 @@ mod tests {
             let Outcome::Refuted(steps) = solve(cnf.vars, &cnf.clauses, 1 << 20).unwrap() else {
                 continue;
             };
-            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas_of(&steps), &|_, _, _| {})
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let hinted = hints_from_rup(
+                cnf.vars,
+                &cnf.clauses,
+                lemmas_of(&steps),
+                None,
+                &|_, _, _| {},
+            )
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             check_refutation(&cnf, &hinted).unwrap();
             let (kept, _) = trim(cnf.clauses.len(), &hinted);
             check_refutation(&cnf, &kept).unwrap();
@@ -1100,9 +1192,83 @@ mod tests {
                 lemmas.push(l.clone());
                 lemmas.push(l);
             }
-            let hinted = hints_from_rup(cnf.vars, &cnf.clauses, lemmas, &|_, _, _| {}).unwrap();
+            let hinted =
+                hints_from_rup(cnf.vars, &cnf.clauses, lemmas, None, &|_, _, _| {}).unwrap();
             check_refutation(&cnf, &hinted).unwrap();
         }
+    }
+
+    /// A backward pass interrupted after any of its saves and resumed from the file gives the
+    /// hints of a pass never interrupted, and removes the file; so does one interrupted twice.
+    /// A file saved for another proof, or damaged, is not used.
+    #[test]
+    fn an_interrupted_backward_pass_resumes_with_the_same_hints() {
+        let dir = std::env::temp_dir().join(format!("nkrank-hints-saved-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.nkh");
+        let keep = HintCheckpoint {
+            path: &path,
+            every: std::time::Duration::ZERO,
+        };
+        let quiet = &|_, _, _| {};
+        // Whether the last pass checked its first needed lemma (a resumed one does not).
+        let fresh = std::cell::Cell::new(false);
+        let watch = |backward: bool, _, checked: usize| {
+            if backward && checked == 0 {
+                fresh.set(true);
+            }
+        };
+        let cnf = pigeonhole(6);
+        let Ok(Outcome::Refuted(steps)) = solve(cnf.vars, &cnf.clauses, 1 << 20) else {
+            panic!("pigeonhole 6 not refuted");
+        };
+        let lines = || lemmas_of(&steps);
+        let run = |lines, stop| {
+            fresh.set(false);
+            hints_pass(cnf.vars, &cnf.clauses, lines, Some(keep), stop, &watch)
+        };
+        let whole = hints_from_rup(cnf.vars, &cnf.clauses, lines(), None, quiet).unwrap();
+        let mut k = 1;
+        while let Err(e) = run(lines(), Some(k)) {
+            assert_eq!(e, format!("stopped after {k} saves"));
+            assert!(path.exists());
+            assert_eq!(run(lines(), None).unwrap(), whole, "resumed after save {k}");
+            assert!(!fresh.get() || k == 1, "save {k} was not used");
+            assert!(!path.exists());
+            k += 1;
+        }
+        assert!(!path.exists());
+        assert!(k > 10, "{k} saves");
+        // Interrupted twice: after its third save, then after the first save of the resumed pass.
+        assert!(run(lines(), Some(3)).is_err());
+        assert!(run(lines(), Some(1)).is_err());
+        assert!(!fresh.get());
+        assert_eq!(run(lines(), None).unwrap(), whole);
+        assert!(!fresh.get());
+        // Another proof of the same formula (a lemma repeated): the file is not used, and the
+        // pass gives that proof's own hints.
+        let mut other = lines();
+        other.insert(0, other[0].clone());
+        let alone = hints_from_rup(cnf.vars, &cnf.clauses, other.clone(), None, quiet).unwrap();
+        assert!(run(lines(), Some(2)).is_err());
+        assert_eq!(run(other, None).unwrap(), alone);
+        assert!(fresh.get());
+        // A damaged file, cut short or with one literal code out of range, is not used.
+        for damage in 0..2 {
+            assert!(run(lines(), Some(2)).is_err());
+            let mut bytes = std::fs::read(&path).unwrap();
+            if damage == 0 {
+                bytes.truncate(bytes.len() - 3);
+            } else {
+                // The first literal code follows the magic and five numbers.
+                bytes[48..52].copy_from_slice(&u32::MAX.to_le_bytes());
+            }
+            std::fs::write(&path, bytes).unwrap();
+            assert_eq!(run(lines(), None).unwrap(), whole);
+            assert!(fresh.get());
+            assert!(!path.exists());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -1114,7 +1280,7 @@ mod tests {
         };
         let err = solve(empty.vars, &empty.clauses, 1).unwrap_err();
         assert_eq!(err, "2147483648 variables, more than 2^31 - 1");
-        let err = hints_from_rup(empty.vars, &empty.clauses, Vec::new(), &|_, _, _| {});
+        let err = hints_from_rup(empty.vars, &empty.clauses, Vec::new(), None, &|_, _, _| {});
         assert_eq!(err.unwrap_err(), "2147483648 variables, more than 2^31 - 1");
     }
 
@@ -1128,24 +1294,26 @@ mod tests {
             clauses: vec![vec![1, 2]].into_iter().collect(),
         };
         let lines = vec![Ok(DrupLine::Add(vec![1])), Ok(DrupLine::Add(vec![-1]))];
-        let err = hints_from_rup(one.vars, &one.clauses, lines, &|_, _, _| {}).unwrap_err();
+        let err = hints_from_rup(one.vars, &one.clauses, lines, None, &|_, _, _| {}).unwrap_err();
         assert!(
             err.ends_with("proof line 2: not derived by unit propagation: -1 0"),
             "{err}"
         );
         let cnf = pigeonhole(4);
-        let err = hints_from_rup(cnf.vars, &cnf.clauses, Vec::new(), &|_, _, _| {}).unwrap_err();
+        let err =
+            hints_from_rup(cnf.vars, &cnf.clauses, Vec::new(), None, &|_, _, _| {}).unwrap_err();
         assert!(err.contains("without deriving the empty clause"), "{err}");
         let err = hints_from_rup(
             cnf.vars,
             &cnf.clauses,
             vec![Ok(DrupLine::Add(vec![99]))],
+            None,
             &|_, _, _| {},
         )
         .unwrap_err();
         assert!(err.contains("out of range"), "{err}");
         let bad = vec![Err("line 7: bad".to_string())];
-        let err = hints_from_rup(cnf.vars, &cnf.clauses, bad, &|_, _, _| {}).unwrap_err();
+        let err = hints_from_rup(cnf.vars, &cnf.clauses, bad, None, &|_, _, _| {}).unwrap_err();
         assert_eq!(err, "line 7: bad");
         // A lemma whose literal level 0 has made false: its variable's reason is no hint.
         let cnf = Cnf {
@@ -1165,6 +1333,7 @@ mod tests {
             cnf.vars,
             &cnf.clauses,
             vec![Ok(DrupLine::Add(vec![-2, -3]))],
+            None,
             &|_, _, _| {},
         )
         .unwrap();
@@ -1175,7 +1344,8 @@ mod tests {
             vars: 2,
             clauses: vec![vec![1], vec![-1, 2], vec![-2]].into_iter().collect(),
         };
-        let steps = hints_from_rup(units.vars, &units.clauses, Vec::new(), &|_, _, _| {}).unwrap();
+        let steps =
+            hints_from_rup(units.vars, &units.clauses, Vec::new(), None, &|_, _, _| {}).unwrap();
         check_refutation(&units, &steps).unwrap();
     }
 
@@ -1223,6 +1393,7 @@ mod tests {
                 cnf.vars,
                 &cnf.clauses,
                 lines.into_iter().map(Ok),
+                None,
                 &|_, _, _| {},
             )
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -1249,6 +1420,7 @@ mod tests {
                 cnf.vars,
                 &cnf.clauses,
                 lines.into_iter().map(Ok),
+                None,
                 &|_, _, _| {},
             )
         };
