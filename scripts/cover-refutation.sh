@@ -8,7 +8,8 @@
 #
 # NAME is the certificate's name without its extension:
 #   m07-lower-r5   r*(7, 3) >= 5: rank 4 on the 14 pairs of the complement of the 7-cycle
-#                  (46 minutes in a fresh clone after the build, 2.9 GB of memory at the peak)
+#                  (46 minutes in a fresh clone after the build, 2.9 GB of memory at the peak
+#                  then; its first hint pass has since taken 1.4 GB)
 #   m09-lower-r6   r*(9, 3) >= 6: rank 5 on those 14 pairs and the disjoint pair {7, 8}
 #                  (CaDiCaL 35 minutes, then hints 29, CaDiCaL on the core 6, hints again)
 #

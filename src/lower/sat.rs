@@ -927,7 +927,10 @@ fn hints_pass(
                     core: &s.core,
                     hints: &hints_of,
                 };
-                hint_checkpoint::save(c.path, fingerprint, &state)?;
+                // A save that fails (a full disk) costs the resumption, not the pass.
+                if let Err(e) = hint_checkpoint::save(c.path, fingerprint, &state) {
+                    eprintln!("the backward pass goes on unsaved: {e}");
+                }
                 last_save = std::time::Instant::now();
                 saves += 1;
                 if stop_after == Some(saves) {
