@@ -38,9 +38,9 @@ pub const SAVE_EVERY: Duration = Duration::from_secs(300);
 
 const MAGIC: &[u8; 8] = b"NKHINTS1";
 
-/// A saved state of the backward pass.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Saved {
+/// Where the backward pass stands when it is saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
     /// The needed lemma (index among the proof's lemmas) at which the pass resumes: the watch
     /// lists are rebuilt there, before it is checked.
     pub j: usize,
@@ -48,7 +48,14 @@ pub struct Saved {
     pub low: u32,
     /// Needed lemmas checked before `j` (for the progress bar).
     pub checked: usize,
-    /// Every clause's literal codes, in their order at `j`.
+}
+
+/// A saved state of the backward pass, as read back.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Saved {
+    /// Where the pass resumes.
+    pub at: Position,
+    /// Every clause's literal codes, in their order at `at.j`.
     pub lits: Vec<u32>,
     /// The core marks at `j`.
     pub core: Vec<bool>,
@@ -71,26 +78,35 @@ pub struct Expected {
     pub codes: u32,
 }
 
-/// Writes `saved` with its fingerprint to `path`, atomically.
-pub fn save(path: &Path, fingerprint: u64, saved: &SavedRef) -> Result<(), String> {
+/// Writes the state of the pass at `at` with its fingerprint to `path`, atomically: every
+/// clause's literal codes `lits`, the core marks `core`, and per lemma its hints if it was
+/// checked (`hints`).
+pub fn save(
+    path: &Path,
+    fingerprint: u64,
+    at: Position,
+    lits: &[u32],
+    core: &[bool],
+    hints: &[Option<Vec<usize>>],
+) -> Result<(), String> {
     fn put(w: &mut dyn Write, x: u64) -> std::io::Result<()> {
         w.write_all(&x.to_le_bytes())
     }
     crate::cert::io::write_atomic_with(path, |w| {
         w.write_all(MAGIC)?;
         put(w, fingerprint)?;
-        put(w, saved.j as u64)?;
-        put(w, u64::from(saved.low))?;
-        put(w, saved.checked as u64)?;
-        put(w, saved.lits.len() as u64)?;
-        for &c in saved.lits {
+        put(w, at.j as u64)?;
+        put(w, u64::from(at.low))?;
+        put(w, at.checked as u64)?;
+        put(w, lits.len() as u64)?;
+        for &c in lits {
             w.write_all(&c.to_le_bytes())?;
         }
-        put(w, saved.core.len() as u64)?;
-        let marks: Vec<u8> = saved.core.iter().map(|&b| u8::from(b)).collect();
+        put(w, core.len() as u64)?;
+        let marks: Vec<u8> = core.iter().map(|&b| u8::from(b)).collect();
         w.write_all(&marks)?;
-        put(w, saved.hints.iter().filter(|h| h.is_some()).count() as u64)?;
-        for (i, hints) in saved.hints.iter().enumerate() {
+        put(w, hints.iter().filter(|h| h.is_some()).count() as u64)?;
+        for (i, hints) in hints.iter().enumerate() {
             if let Some(hints) = hints {
                 put(w, i as u64)?;
                 put(w, hints.len() as u64)?;
@@ -101,22 +117,6 @@ pub fn save(path: &Path, fingerprint: u64, saved: &SavedRef) -> Result<(), Strin
         }
         Ok(())
     })
-}
-
-/// The state to save, borrowed from the pass.
-pub struct SavedRef<'a> {
-    /// As [`Saved::j`].
-    pub j: usize,
-    /// As [`Saved::low`].
-    pub low: u32,
-    /// As [`Saved::checked`].
-    pub checked: usize,
-    /// As [`Saved::lits`].
-    pub lits: &'a [u32],
-    /// As [`Saved::core`].
-    pub core: &'a [bool],
-    /// Per lemma, its hints if it was checked.
-    pub hints: &'a [Option<Vec<usize>>],
 }
 
 /// Reads the state saved in `path`: `Ok(None)` if there is no file, `Err` (why) if it is not
@@ -201,9 +201,7 @@ pub fn load(path: &Path, expected: &Expected) -> Result<Option<Saved>, String> {
         return Err("bytes after the end".into());
     }
     Ok(Some(Saved {
-        j,
-        low,
-        checked,
+        at: Position { j, low, checked },
         lits,
         core,
         hints,

@@ -9,7 +9,7 @@
 //! restarts; no clause deletion (the formulas here have at most a few thousand variables).
 //! Deterministic: the same formula gives the same proof.
 
-use super::hint_checkpoint::{self, Expected, HintCheckpoint, SavedRef};
+use super::hint_checkpoint::{self, Expected, HintCheckpoint, Position};
 use crate::cert::format::ProofStepJson;
 use crate::clausal::Clauses;
 
@@ -748,12 +748,15 @@ fn hints_pass(
         Loaded::Refuted(steps) => return Ok(steps),
     };
     let mut present = Present::default();
-    // What a saved backward pass must have been saved for: this formula and these lines.
-    let mut fingerprint = std::collections::hash_map::DefaultHasher::new();
-    (vars, clauses.len()).hash(&mut fingerprint);
+    // What a saved backward pass must have been saved for: this formula and these lines
+    // (hashed only when the pass may save or resume).
+    let mut fingerprint = checkpoint.map(|_| std::collections::hash_map::DefaultHasher::new());
+    if let Some(h) = &mut fingerprint {
+        (vars, clauses.len()).hash(h);
+        clauses.iter().for_each(|c| c.hash(h));
+    }
     for (idx, c) in clauses.iter().enumerate() {
         present.insert(&sorted(c), idx);
-        c.hash(&mut fingerprint);
     }
     if let Some(conflict) = s.propagate() {
         s.refute(conflict);
@@ -785,7 +788,9 @@ fn hints_pass(
             DrupLine::Add(c) => (c, false),
             DrupLine::Delete(c) => (c, true),
         };
-        (delete, &lemma).hash(&mut fingerprint);
+        if let Some(h) = &mut fingerprint {
+            (delete, &lemma).hash(h);
+        }
         if let Some(&l) = (lemma.iter()).find(|&&l| l == 0 || l.unsigned_abs() as usize > vars) {
             return Err(format!("proof line {}: literal {l} out of range", i + 1));
         }
@@ -863,7 +868,7 @@ fn hints_pass(
     // rebuild every few lemmas, so that their short proofs cross many rebuilds.)
     const SPAN: usize = if cfg!(test) { 3 } else { 1 << 14 };
     let mut low = u32::MAX;
-    let fingerprint = fingerprint.finish();
+    let fingerprint = fingerprint.map_or(0, |h| h.finish());
     let expected = Expected {
         fingerprint,
         lits: s.clauses.lits.len(),
@@ -882,16 +887,16 @@ fn hints_pass(
                 eprintln!(
                     "{}: the backward pass resumes where it was saved ({} needed lemmas checked)",
                     c.path.display(),
-                    saved.checked
+                    saved.at.checked
                 );
                 s.clauses.lits = saved.lits;
                 s.core = saved.core;
                 for (i, hints) in saved.hints {
                     hints_of[i] = Some(hints);
                 }
-                checked = saved.checked;
-                low = saved.low;
-                end = saved.j + 1;
+                checked = saved.at.checked;
+                low = saved.at.low;
+                end = saved.at.j + 1;
                 resumed = true;
             }
             Err(why) => eprintln!(
@@ -919,16 +924,15 @@ fn hints_pass(
             resumed = false;
             s.rewatch(low);
             if let Some(c) = checkpoint.filter(|c| last_save.elapsed() >= c.every) {
-                let state = SavedRef {
+                let at = Position {
                     j,
                     low,
                     checked: checked - 1,
-                    lits: &s.clauses.lits,
-                    core: &s.core,
-                    hints: &hints_of,
                 };
-                // A save that fails (a full disk) costs the resumption, not the pass.
-                if let Err(e) = hint_checkpoint::save(c.path, fingerprint, &state) {
+                let (lits, core) = (&s.clauses.lits, &s.core);
+                if let Err(e) =
+                    hint_checkpoint::save(c.path, fingerprint, at, lits, core, &hints_of)
+                {
                     eprintln!("the backward pass goes on unsaved: {e}");
                 }
                 last_save = std::time::Instant::now();
