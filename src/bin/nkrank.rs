@@ -123,7 +123,9 @@ enum Command {
         /// merged) or `all` (every feature pruned and every pair merged; with `--shard I/N`
         /// the starts are split between the shards like the restarts) or `fade` (its least
         /// used feature shrunk to nothing during the first 60 % of the training steps while
-        /// the others adapt, then dropped: one start).
+        /// the others adapt, then dropped: one start) or `squeeze` (its least used feature
+        /// pushed down by joint LPs that keep the model's float error below 1/2, with no
+        /// training, then dropped: one start; at most `--joint-lps` LPs, 300 if not given).
         #[arg(long, value_enum)]
         descent: Option<DescentArg>,
         /// Training schedule (default `classic`; each is described under its value below).
@@ -464,6 +466,7 @@ enum DescentArg {
     Least,
     All,
     Fade,
+    Squeeze,
 }
 
 impl DescentArg {
@@ -472,6 +475,7 @@ impl DescentArg {
             DescentArg::Least => upper::train::Descent::Least,
             DescentArg::All => upper::train::Descent::All,
             DescentArg::Fade => upper::train::Descent::Fade,
+            DescentArg::Squeeze => upper::train::Descent::Squeeze,
         }
     }
 }

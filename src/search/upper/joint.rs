@@ -22,11 +22,14 @@
 //! - at a stationary point the search hops: the best model so far, jittered by a seeded
 //!   noise, descends again.
 //!
+//! The same LP also serves rank descent ([`squeeze`]): with the margin held up to a target,
+//! it pushes one feature down, and every kept step still solves as well as the start.
+//!
 //! Nothing here is trusted: the result is a float model that the caller rationalises and the
 //! exact check decides. The LP is built in a fixed order and HiGHS (interior point, no
 //! crossover) runs on one thread, so the result does not depend on the number of threads.
 
-use super::train::{clamp_log_feature, hardest_l4, max_error_on, FloatModel, NO_B};
+use super::train::{clamp_log_feature, hardest_l4, max_error, max_error_on, FloatModel, NO_B};
 use crate::task::{num_tokens, overlap, Token};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -164,13 +167,25 @@ fn hardest_cuts(
     out
 }
 
-/// One joint LP around `fm` over `cuts` with trust radius `delta`: the moved model and the
-/// LP's margin, or `None` if HiGHS does not report an optimum.
+/// What a joint LP maximises.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Goal {
+    /// The least margin of the cuts below 1/2 (the descent).
+    Margin,
+    /// How far the log-features of the last feature go down on average, after the least
+    /// margin of the cuts up to this target, which comes first ([`SQUEEZE_MARGIN_WEIGHT`]):
+    /// a model already at its cap then first moves back below it ([`squeeze`]).
+    Squeeze(f64),
+}
+
+/// One joint LP around `fm` over `cuts` with trust radius `delta` towards `goal`: the moved
+/// model and the LP's margin, or `None` if HiGHS does not report an optimum.
 fn joint_step(
     fm: &FloatModel,
     length: usize,
     cuts: &BTreeSet<Cut>,
     delta: f64,
+    goal: Goal,
     deadline: Instant,
 ) -> Option<(FloatModel, f64)> {
     use good_lp::{variable, Expression, ProblemVariables, Solution};
@@ -179,6 +194,11 @@ fn joint_step(
     let mult = length.saturating_sub(2) as f64;
     let mut vars = ProblemVariables::new();
     let mu = vars.add(variable().min(-1.0).max(1.0));
+    // The margin as far as a squeeze asks for it: `min(mu, target)`.
+    let reached = match goal {
+        Goal::Margin => None,
+        Goal::Squeeze(target) => Some(vars.add(variable().min(-1.0).max(target))),
+    };
     // Every move is `up - down` with both parts in `[0, radius]`, and the objective pays
     // [`STEP_PENALTY`] per unit of either: a move that the margin does not need stays 0
     // instead of sitting at a vertex of the trust region, where the terms of second order
@@ -193,6 +213,25 @@ fn joint_step(
         )
     };
     let part = |m: Move, coef: f64| -> Expression { coef * m.0 - coef * m.1 };
+    // A squeeze moves the last feature of every query and every key, in cuts or not, and the
+    // features that are to take over the entries it dominates.
+    let last = r - 1;
+    let transfer = match goal {
+        Goal::Margin => None,
+        Goal::Squeeze(_) => Some(transfer_weights(fm)),
+    };
+    if let Some(t) = &transfer {
+        for x in 0..n as u32 {
+            da.insert((x, last), bound(&mut vars, delta));
+            db.insert((x, last), bound(&mut vars, delta));
+        }
+        for (&key, _) in t.a.iter().filter(|(k, _)| k.1 != last) {
+            da.insert(key, bound(&mut vars, delta));
+        }
+        for (&key, _) in t.b.iter().filter(|(k, _)| k.1 != last) {
+            db.insert(key, bound(&mut vars, delta));
+        }
+    }
     let mut cons = Vec::with_capacity(cuts.len());
     for &(q, a, b, side) in cuts {
         let s = f64::from(side);
@@ -245,7 +284,22 @@ fn joint_step(
         }
         cons.push((lhs + constant).leq(0.0));
     }
-    let mut objective = Expression::from(mu);
+    let mut objective = match (reached, &transfer) {
+        (Some(reached), Some(t)) => {
+            cons.push((reached - mu).leq(0.0));
+            let lasts = da.iter().chain(&db).filter(|(k, _)| k.1 == last);
+            let per = -1.0 / (2 * n) as f64;
+            let down: Expression = lasts.map(|(_, m)| part(*m, per)).sum();
+            // The log-ratio of the squeezed feature to the largest other one, summed over the
+            // entries it dominates, goes down.
+            let per = -1.0 / t.entries.max(1) as f64;
+            let moves =
+                (t.a.iter().map(|(k, w)| (da[k], w))).chain(t.b.iter().map(|(k, w)| (db[k], w)));
+            let shift: Expression = moves.map(|(m, w)| part(m, per * w)).sum();
+            down + shift + SQUEEZE_MARGIN_WEIGHT * reached
+        }
+        _ => Expression::from(mu),
+    };
     for m in da.values().chain(db.values()).chain(dg.values()) {
         objective -= STEP_PENALTY * m.0 + STEP_PENALTY * m.1;
     }
@@ -489,7 +543,9 @@ fn descend(
                 break;
             }
             lps += 1;
-            let Some((trial, margin)) = joint_step(fm, length, &cuts, delta, deadline) else {
+            let Some((trial, margin)) =
+                joint_step(fm, length, &cuts, delta, Goal::Margin, deadline)
+            else {
                 break;
             };
             let trial_err = max_error_on(&trial, length, rows);
@@ -530,6 +586,249 @@ fn descend(
         };
     }
     (lps, kept, err, first_kept)
+}
+
+/// The margin below 1/2 that a squeeze keeps (unless the start has less: then it keeps the
+/// start's error), so that the model still passes after rounding.
+const SQUEEZE_MARGIN: f64 = 1e-4;
+
+/// What a unit of margin (below the target of [`Goal::Squeeze`]) is worth against a unit of
+/// the mean move down of the squeezed feature's log-features: enough that a squeeze never
+/// gives up margin that it needs for a move down.
+const SQUEEZE_MARGIN_WEIGHT: f64 = 1e3;
+
+/// How far below its cap a squeeze's LP keeps the linearised errors: room for the terms of
+/// second order, which the linearisation does not see.
+const SQUEEZE_BUFFER: f64 = 2e-4;
+
+/// The band of a squeeze's cuts below its cap: this times the radius, within these bounds.
+const SQUEEZE_BAND_PER_RADIUS: f64 = 0.5;
+const SQUEEZE_BAND: (f64, f64) = (0.005, 0.03);
+
+/// A squeezed feature dominates an entry of the kernel when it carries more than this share of
+/// it; its objective moves the log-ratio of the squeezed feature to the largest other one down
+/// at such entries.
+const SQUEEZE_DOMINATES: f64 = 0.5;
+
+/// The coefficients of the log-features in the sum, over the kernel entries that the last
+/// feature dominates, of `ln(U[q, c] V[z, c]) - ln(U[q, k] V[z, k])`, `c` the last feature and
+/// `k` the largest other one at the entry: by query and feature (`a`) and by key and feature
+/// (`b`), with the number of such entries. The largest other feature may be far below the
+/// squeezed one there, and the kernel's linearisation sees it only through its small share:
+/// this sum makes the LP raise it where it has to take over.
+struct Transfer {
+    a: BTreeMap<(u32, usize), f64>,
+    b: BTreeMap<(u32, usize), f64>,
+    entries: usize,
+}
+
+fn transfer_weights(fm: &FloatModel) -> Transfer {
+    let (n, r) = (num_tokens(fm.m), fm.r);
+    let c = r - 1;
+    let (ur, vr) = (fm.u_rows(), fm.v_rows());
+    // The entries the last feature dominates, with the largest other feature at each.
+    let dominated: Vec<Vec<(u32, usize)>> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let uq = &ur[q];
+            (0..n)
+                .filter_map(|z| {
+                    let p: Vec<f64> = uq.iter().zip(&vr[z]).map(|(x, y)| x * y).collect();
+                    let k: f64 = p.iter().sum();
+                    let other = (0..c).max_by(|&i, &j| p[i].total_cmp(&p[j]))?;
+                    (k > 0.0 && p[c] > SQUEEZE_DOMINATES * k).then_some((z as u32, other))
+                })
+                .collect()
+        })
+        .collect();
+    let mut t = Transfer {
+        a: BTreeMap::new(),
+        b: BTreeMap::new(),
+        entries: 0,
+    };
+    for (q, row) in dominated.iter().enumerate() {
+        for &(z, k) in row {
+            t.entries += 1;
+            *t.a.entry((q as u32, c)).or_default() += 1.0;
+            *t.a.entry((q as u32, k)).or_default() -= 1.0;
+            *t.b.entry((z, c)).or_default() += 1.0;
+            *t.b.entry((z, k)).or_default() -= 1.0;
+        }
+    }
+    t
+}
+
+/// The mean log-feature of the last feature over the queries and the keys.
+fn last_feature_level(fm: &FloatModel) -> f64 {
+    let r = fm.r;
+    let col = fm.a.iter().skip(r - 1).step_by(r);
+    let sum: f64 = col.chain(fm.b.iter().skip(r - 1).step_by(r)).sum();
+    sum / (fm.a.len() + fm.b.len()) as f64 * r as f64
+}
+
+/// What a squeeze did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Squeezed {
+    /// Joint LPs solved.
+    pub lps: usize,
+    /// Steps kept.
+    pub kept: usize,
+    /// The largest share of a kernel entry that the last feature carries, after.
+    pub share: f64,
+    /// The float maximal error after (the squeeze keeps it below its cap).
+    pub error: f64,
+    /// The float maximal error of the model without its last feature, after.
+    pub dropped: f64,
+}
+
+/// The largest share `U[q, c] V[z, c] / K(q, z)` of the last feature `c` in a kernel entry.
+pub fn last_feature_share(fm: &FloatModel) -> f64 {
+    let (n, r) = (num_tokens(fm.m), fm.r);
+    let vr = fm.v_rows();
+    let shares: Vec<f64> = (0..n)
+        .into_par_iter()
+        .map(|q| {
+            let uq: Vec<f64> = fm.a[q * r..(q + 1) * r].iter().map(|x| x.exp()).collect();
+            vr.iter()
+                .map(|v| {
+                    let k: f64 = uq.iter().zip(v).map(|(x, y)| x * y).sum();
+                    if k > 0.0 {
+                        uq[r - 1] * v[r - 1] / k
+                    } else {
+                        0.0
+                    }
+                })
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    shares.into_iter().fold(0.0, f64::max)
+}
+
+/// Squeezes the last feature of `fm` out while the model stays as good as it is: each joint
+/// LP pushes that feature's log-features down as far as it can (every query's and every
+/// key's, within the trust radius) while the linearised error of every cut stays below the
+/// cap, `1/2 - `[`SQUEEZE_MARGIN`] or the start's own error if that is higher. A step is kept
+/// only if the true float maximal error stays below the cap; otherwise the sequences it made
+/// worst join the cuts, and after [`CUT_ROUNDS`] the radius halves. It ends as soon as the
+/// model without the feature errs by less than `1/2 - `[`SQUEEZE_MARGIN`]` / 2` (or less
+/// than the cap, if that is lower), at a radius below [`DELTA_MIN`]
+/// (the feature cannot go down further in any direction the linearisation sees), after
+/// `limits.max_lps` LPs or at the deadline. Rank descent that never leaves the models that
+/// solve the task: unlike a prune (all at once) or a fade (by training, which lets the error
+/// rise first), every kept step solves as well as the start. The caller drops the feature.
+///
+/// After each kept step the state (the model, the radius, the counts, the start's error in
+/// `done.before`) goes to `save`, and the cuts start afresh, so that a squeeze resumed from
+/// such a snapshot (`resume`, of the same rank as `fm`) goes on exactly as the uninterrupted
+/// one.
+pub fn squeeze(
+    fm: &mut FloatModel,
+    length: usize,
+    limits: Limits,
+    log: &(dyn Fn(&str) + Sync),
+    resume: Option<Snapshot>,
+    save: &(dyn Fn(&Snapshot) + Sync),
+) -> Squeezed {
+    let (mut lps, mut kept, mut delta, start) = match resume {
+        Some(s) => {
+            *fm = s.best;
+            (s.done.lps, s.done.kept, s.radius, s.done.before)
+        }
+        None => (0, 0, DELTA_START, max_error(fm, length)),
+    };
+    let mut err = max_error(fm, length);
+    let cap = start.max(0.5 - SQUEEZE_MARGIN);
+    let enough = cap.min(0.5 - SQUEEZE_MARGIN / 2.0);
+    let dropped_error = |fm: &FloatModel| max_error(&fm.without_feature(fm.r - 1), length);
+    let mut share = last_feature_share(fm);
+    let mut dropped = dropped_error(fm);
+    let mut cuts: BTreeSet<Cut> = BTreeSet::new();
+    log(&format!(
+        "squeeze: float max error {err:.5} (the cap {cap:.5}), {dropped:.5} without the last feature, whose largest share of a kernel entry is {share:.3e} ({lps} LPs done)"
+    ));
+    while dropped >= enough
+        && lps < limits.max_lps
+        && delta >= DELTA_MIN
+        && Instant::now() < limits.deadline
+        && err.is_finite()
+    {
+        // The cuts: every sequence within a band below the cap (the ones a step of this
+        // radius could push above it), plus the old ones still in the band. The band is
+        // narrower than a descent's: a model that solves has many sequences near its cap,
+        // and the cut rounds catch the ones a step pushes further.
+        let mut band = (SQUEEZE_BAND_PER_RADIUS * delta).clamp(SQUEEZE_BAND.0, SQUEEZE_BAND.1);
+        let mut fresh = hardest_cuts(fm, length, None, cap - band, err.max(cap - band));
+        while fresh.len() > MAX_CUTS && band > 1e-3 {
+            band /= 2.0;
+            fresh = hardest_cuts(fm, length, None, cap - band, err.max(cap - band));
+        }
+        let vr = fm.v_rows();
+        cuts.retain(|&(q, a, b, side)| {
+            f64::from(side) * signed_error(fm, &vr, length, (q, a, b)) >= cap - band
+        });
+        cuts.extend(fresh);
+        let mut accepted = false;
+        for _ in 0..CUT_ROUNDS {
+            if lps >= limits.max_lps || Instant::now() >= limits.deadline {
+                break;
+            }
+            lps += 1;
+            let goal = Goal::Squeeze(0.5 - cap + SQUEEZE_BUFFER);
+            let Some((trial, _)) = joint_step(fm, length, &cuts, delta, goal, limits.deadline)
+            else {
+                break;
+            };
+            let trial_err = max_error(&trial, length);
+            let keep = trial_err <= cap;
+            let trial_share = last_feature_share(&trial);
+            let trial_dropped = dropped_error(&trial);
+            log(&format!(
+                "squeeze: LP {lps}: {} cuts, radius {delta:.4}, float max error {trial_err:.5}, without the last feature {dropped:.5} -> {trial_dropped:.5}, its share {share:.3e} -> {trial_share:.3e}, its mean log {:.3}{}",
+                cuts.len(),
+                last_feature_level(&trial),
+                if keep { " (kept)" } else { "" }
+            ));
+            if keep {
+                *fm = trial;
+                err = trial_err;
+                share = trial_share;
+                dropped = trial_dropped;
+                kept += 1;
+                accepted = true;
+                break;
+            }
+            let before = cuts.len();
+            cuts.extend(hardest_cuts(&trial, length, None, cap - band, trial_err));
+            if cuts.len() == before {
+                break;
+            }
+        }
+        if accepted {
+            delta = (delta * 1.5).min(DELTA_MAX);
+            cuts.clear();
+            save(&Snapshot {
+                best: fm.clone(),
+                done: Refined {
+                    before: start,
+                    after: err,
+                    lps,
+                    kept,
+                    hops: 0,
+                },
+                finished: false,
+                radius: delta,
+            });
+        } else {
+            delta /= 2.0;
+        }
+    }
+    Squeezed {
+        lps,
+        kept,
+        share,
+        error: err,
+        dropped,
+    }
 }
 
 #[cfg(test)]

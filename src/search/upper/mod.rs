@@ -463,7 +463,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         .with_loss(opts.train_loss)
                         .with_polish(opts.train_polish)
                         .with_start(opts.train_start)
-                        .with_joint(opts.train_joint),
+                        .with_joint(opts.train_joint)
+                        .with_descent(opts.train_descent),
                     opts.m,
                     r,
                     opts.seed,

@@ -430,9 +430,16 @@ pub struct TrainConfig {
     pub schedule: Schedule,
     /// Whether the last feature fades out: its log-features are capped by a bound that falls
     /// to the floor over the first [`FADE_END`] of the steps, so the other features take over
-    /// its work while the loss still sees the whole model (a start of [`Descent::Fade`]).
+    /// its work while the loss still sees the whole model (a start of [`Descent::Fade`]); with
+    /// [`TrainConfig::descent`] [`Descent::Squeeze`], joint LPs squeeze it out instead, with
+    /// no training.
     pub fade: bool,
+    /// The descent that gives the starts of one feature more (`--descent`).
+    pub descent: Descent,
 }
+
+/// The joint LPs of a squeeze ([`Descent::Squeeze`]) at most when `--joint-lps` is not given.
+pub const SQUEEZE_LPS: usize = 300;
 
 /// The share of the steps over which a fading feature ([`TrainConfig::fade`]) goes to the
 /// floor of the log-features; the rest of the steps train without it.
@@ -754,7 +761,14 @@ impl TrainConfig {
             joint_lps: 0,
             schedule: Schedule::Classic,
             fade: false,
+            descent: Descent::Least,
         }
+    }
+
+    /// The same schedule with the given descent (`--descent`).
+    pub fn with_descent(mut self, descent: Descent) -> TrainConfig {
+        self.descent = descent;
+        self
     }
 
     /// The same run with the given schedule (`--schedule`), when given. The cosine schedules
@@ -1479,6 +1493,10 @@ pub enum Descent {
     /// one start, which keeps every feature (the fading one moved last) until its training
     /// ends, so the others take over its work gradually instead of at once.
     Fade,
+    /// Its least used feature squeezed out by joint LPs that keep the model solving
+    /// ([`super::joint::squeeze`]) and then dropped, with no training: one start, as
+    /// [`Descent::Fade`].
+    Squeeze,
 }
 
 /// The search state saved between batches, so an interrupted run resumes where it stopped:
@@ -2050,6 +2068,11 @@ fn attempt(
         .filter(|s| cfg.joint_lps > 0 && s.best.m == m && s.best.r == rank);
     // Empty unless joint LP steps ran: then what they did, for the provenance.
     let mut joint_note = String::new();
+    let save = |s: &super::joint::Snapshot| {
+        if let Some(Err(e)) = snapshot.map(|f| f.save(s)) {
+            log(&format!("cannot write the joint checkpoint: {e}"));
+        }
+    };
     let mut err = match &resume {
         Some(s) => {
             log(&format!(
@@ -2057,6 +2080,35 @@ fn attempt(
                 s.done.lps, s.done.hops, s.done.after
             ));
             s.done.after
+        }
+        None if cfg.fade && cfg.descent == Descent::Squeeze => {
+            let limits = super::joint::Limits {
+                max_lps: if cfg.joint_lps > 0 {
+                    cfg.joint_lps
+                } else {
+                    SQUEEZE_LPS
+                },
+                stop_below: 0.0,
+                deadline,
+            };
+            // A squeeze that an interrupted run left goes on where it stopped.
+            let squeezing = snapshot
+                .and_then(SnapshotFile::load)
+                .filter(|s| s.best.m == m && s.best.r == fm.r);
+            let done = super::joint::squeeze(&mut fm, length, limits, log, squeezing, &save);
+            fm = fm.without_feature(rank);
+            let dropped = max_error(&fm, length);
+            log(&format!(
+                "squeeze: rank {rank}, {origin}: {} LPs, {} steps kept, the feature's largest share {:.3e}, float max error {:.5}; without it {dropped:.5}",
+                done.lps, done.kept, done.share, done.error
+            ));
+            joint_note = format!(
+                "the least used feature of the model of rank {} squeezed by {} joint LPs ({} kept), then dropped, then ",
+                rank + 1,
+                done.lps,
+                done.kept
+            );
+            dropped
         }
         None => {
             let r = rank;
@@ -2089,18 +2141,13 @@ fn attempt(
             stop_below: JOINT_STOP,
             deadline,
         };
-        let save = |s: &super::joint::Snapshot| {
-            if let Some(Err(e)) = snapshot.map(|f| f.save(s)) {
-                log(&format!("cannot write the joint checkpoint: {e}"));
-            }
-        };
         let done = super::joint::refine(&mut fm, length, limits, None, log, resume, &save);
         log(&format!(
             "joint: {} LPs, {} steps kept, {} hops, float max error {:.4} -> {:.4}",
             done.lps, done.kept, done.hops, done.before, done.after
         ));
         err = done.after;
-        joint_note = format!(
+        joint_note += &format!(
             "{} joint LP steps ({} kept) from float max error {:.4}, then ",
             done.lps, done.kept, done.before
         );
@@ -2250,7 +2297,7 @@ pub fn search(
                     }
                 };
                 let file = snapshots
-                    .filter(|_| cfg.joint_lps > 0)
+                    .filter(|_| cfg.joint_lps > 0 || cfg.descent == Descent::Squeeze)
                     .map(|sn| sn.file(r, origin, &fm));
                 // A start of one feature more is a fading one (`Descent::Fade`).
                 let faded;
@@ -2333,12 +2380,15 @@ pub fn descent_starts(fm: &FloatModel, descent: Descent) -> Vec<(String, FloatMo
         s.g.iter_mut().for_each(|x| *x = x.clamp(-1.0, top));
         s
     };
-    if descent == Descent::Fade {
+    if matches!(descent, Descent::Fade | Descent::Squeeze) {
         let c = order[0];
-        return vec![(
-            format!("fade feature {c}"),
-            in_range(fm.with_feature_last(c)),
-        )];
+        let start = fm.with_feature_last(c);
+        // A squeeze keeps the model solving from its first step, so it starts from the model
+        // as it is, values included.
+        return vec![match descent {
+            Descent::Fade => (format!("fade feature {c}"), in_range(start)),
+            _ => (format!("squeeze feature {c}"), start),
+        }];
     }
     // Positions in `order`: prunes of one feature, merges of two; `Least` takes the first
     // prune and the first merge, `All` goes on with the others.
@@ -3176,6 +3226,76 @@ mod tests {
         assert_eq!(model.rank(), 2);
         assert!(verdict(&model, 3).solves);
         assert_eq!(run(2), Some((model, a)));
+    }
+
+    #[test]
+    fn a_squeezed_feature_goes_while_the_model_still_solves() {
+        // A float model of rank 2 that solves m = 4, written with three features: feature 0
+        // split into two equal halves, the second one last. The kernel is the same.
+        let cfg = TrainConfig::for_m(4, 3).with_steps(Some(800));
+        let fm = FloatModel::random(4, 3, 1.0, &mut ChaCha8Rng::seed_from_u64(5));
+        let two = search_all(&cfg, 4, 2, 1, 0, descent_starts(&fm, Descent::Fade))
+            .expect("rank 2 at m = 4")
+            .float;
+        let cap = max_error(&two, 3).max(0.5 - 1e-4);
+        assert!(cap < 0.5);
+        let split = |x: &[f64], shift: f64| -> Vec<f64> {
+            x.chunks(2)
+                .flat_map(|row| [row[0] - shift, row[1], row[0] - shift])
+                .collect()
+        };
+        let three = FloatModel {
+            r: 3,
+            a: split(&two.a, 2f64.ln()),
+            b: split(&two.b, 0.0),
+            ..two.clone()
+        };
+        assert!((max_error(&three, 3) - max_error(&two, 3)).abs() < 1e-9);
+        // Dropped at once, the half feature leaves a model that errs by more than 1/2.
+        assert!(max_error(&three.without_feature(2), 3) >= 0.5);
+        let mut squeezed = three.clone();
+        let limits = super::super::joint::Limits {
+            max_lps: 200,
+            stop_below: 0.0,
+            deadline: far(),
+        };
+        let saved = std::sync::Mutex::new(Vec::new());
+        let save = |s: &super::super::joint::Snapshot| saved.lock().unwrap().push(s.clone());
+        let done = super::super::joint::squeeze(&mut squeezed, 3, limits, &|_| {}, None, &save);
+        // Every kept step stayed below the cap, and the model without the feature solves.
+        assert!(done.kept > 1);
+        assert!(done.error <= cap && max_error(&squeezed, 3) <= cap);
+        assert!(done.dropped < 0.5);
+        assert_eq!(done.dropped, max_error(&squeezed.without_feature(2), 3));
+        // Resumed from the state saved after any kept step, it ends as the uninterrupted one.
+        let saved = saved.into_inner().unwrap();
+        assert_eq!(saved.len(), done.kept);
+        for s in &saved {
+            assert!(s.done.after <= cap && s.best.r == 3);
+            let mut again = three.clone();
+            let resumed = Some(s.clone());
+            let redone =
+                super::super::joint::squeeze(&mut again, 3, limits, &|_| {}, resumed, &|_| {});
+            assert_eq!(redone, done);
+            assert_eq!(
+                (&again.a, &again.b, &again.g),
+                (&squeezed.a, &squeezed.b, &squeezed.g)
+            );
+        }
+        // The search from the squeeze start certifies rank 2, on any number of threads.
+        let run = |threads: usize| {
+            super::super::on_threads(threads, || {
+                let cfg = TrainConfig::for_m(4, 3)
+                    .with_joint(Some(200))
+                    .with_descent(Descent::Squeeze);
+                let starts = vec![("squeeze".to_string(), three.clone())];
+                search_all(&cfg, 4, 2, 1, 0, starts).map(|f| (f.model, f.polish))
+            })
+        };
+        let (model, polish) = run(1).expect("rank 2 from the squeeze start");
+        assert!(polish.starts_with("the least used feature of the model of rank 3 squeezed by"));
+        assert!(verdict(&model, 3).solves);
+        assert_eq!(run(2), Some((model, polish)));
     }
 
     #[test]
