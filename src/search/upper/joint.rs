@@ -23,7 +23,7 @@
 //!   noise, descends again.
 //!
 //! The same LP also serves rank descent ([`squeeze`]): with the margin held up to a target,
-//! it pushes one feature down, and every kept step still solves as well as the start.
+//! it pushes one feature down, and every kept step errs by no more than its cap.
 //!
 //! Nothing here is trusted: the result is a float model that the caller rationalises and the
 //! exact check decides. The LP is built in a fixed order and HiGHS (interior point, no
@@ -172,9 +172,10 @@ fn hardest_cuts(
 enum Goal {
     /// The least margin of the cuts below 1/2 (the descent).
     Margin,
-    /// How far the log-features of the last feature go down on average, after the least
-    /// margin of the cuts up to this target, which comes first ([`SQUEEZE_MARGIN_WEIGHT`]):
-    /// a model already at its cap then first moves back below it ([`squeeze`]).
+    /// How far the last feature goes down (its log-features on average, and its log-ratio to
+    /// the largest other feature where it dominates, [`Transfer`]), after the least margin of
+    /// the cuts up to this target, which comes first ([`SQUEEZE_MARGIN_WEIGHT`]): a model
+    /// already at its cap then first moves back below it ([`squeeze`]).
     Squeeze(f64),
 }
 
@@ -194,10 +195,13 @@ fn joint_step(
     let mult = length.saturating_sub(2) as f64;
     let mut vars = ProblemVariables::new();
     let mu = vars.add(variable().min(-1.0).max(1.0));
-    // The margin as far as a squeeze asks for it: `min(mu, target)`.
-    let reached = match goal {
+    // A squeeze's margin as far as it asks for it, `min(mu, target)`, and its transfer.
+    let squeeze = match goal {
         Goal::Margin => None,
-        Goal::Squeeze(target) => Some(vars.add(variable().min(-1.0).max(target))),
+        Goal::Squeeze(target) => Some((
+            vars.add(variable().min(-1.0).max(target)),
+            transfer_weights(fm),
+        )),
     };
     // Every move is `up - down` with both parts in `[0, radius]`, and the objective pays
     // [`STEP_PENALTY`] per unit of either: a move that the margin does not need stays 0
@@ -216,11 +220,7 @@ fn joint_step(
     // A squeeze moves the last feature of every query and every key, in cuts or not, and the
     // features that are to take over the entries it dominates.
     let last = r - 1;
-    let transfer = match goal {
-        Goal::Margin => None,
-        Goal::Squeeze(_) => Some(transfer_weights(fm)),
-    };
-    if let Some(t) = &transfer {
+    if let Some((_, t)) = &squeeze {
         for x in 0..n as u32 {
             da.insert((x, last), bound(&mut vars, delta));
             db.insert((x, last), bound(&mut vars, delta));
@@ -284,8 +284,10 @@ fn joint_step(
         }
         cons.push((lhs + constant).leq(0.0));
     }
-    let mut objective = match (reached, &transfer) {
-        (Some(reached), Some(t)) => {
+    let mut objective = match &squeeze {
+        None => Expression::from(mu),
+        Some((reached, t)) => {
+            let reached = *reached;
             cons.push((reached - mu).leq(0.0));
             let lasts = da.iter().chain(&db).filter(|(k, _)| k.1 == last);
             let per = -1.0 / (2 * n) as f64;
@@ -298,7 +300,6 @@ fn joint_step(
             let shift: Expression = moves.map(|(m, w)| part(m, per * w)).sum();
             down + shift + SQUEEZE_MARGIN_WEIGHT * reached
         }
-        _ => Expression::from(mu),
     };
     for m in da.values().chain(db.values()).chain(dg.values()) {
         objective -= STEP_PENALTY * m.0 + STEP_PENALTY * m.1;
