@@ -96,7 +96,8 @@ fn bad_shards_and_restarts_are_rejected() {
 
 /// `--from` starts the training from a checked model certificate: a certificate of the asked
 /// rank is itself the first start (found at once, and the command records the file), one of
-/// `m - 1` is lifted; anything that is not a valid model certificate is a clean error.
+/// `m - 1` is lifted, one of a lower rank is padded; anything that is not a valid model
+/// certificate is a clean error.
 #[test]
 fn training_starts_from_a_certificate() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -130,6 +131,18 @@ fn training_starts_from_a_certificate() {
     // Two m below is not a start.
     let (_, err) = solve(&root.join("certificates/len3/m03-upper-r1-model.json"));
     assert!(err.contains("not used for m = 5"), "{err}");
+    // Below the asked rank, the start is padded with new features (the rank-3 certificate
+    // taken away first, so that rank 4 is not beaten already).
+    std::fs::remove_file(&written).expect("removed");
+    let m4 = root.join("certificates/len3/m04-upper-r2-model.json");
+    let (ok, err) = train_one_restart("5", &d, &["--rank", "4", "--from", &m4.to_string_lossy()]);
+    assert!(ok, "{err}");
+    assert!(err.contains("lifted to rank 3 padded to rank 4"), "{err}");
+    assert!(err.contains("certified rank 4"), "{err}");
+    assert!(
+        dir.join("len3/m05-upper-r4-model.json").exists(),
+        "no certificate from the padded start"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

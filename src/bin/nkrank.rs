@@ -79,9 +79,11 @@ enum Command {
         loss: Option<LossArg>,
         /// A model certificate to start the training from: a model of rank r + 1 seeds the
         /// descent to rank r (its least used feature pruned, or its two least used merged), a
-        /// model of rank r is itself the first start. A model for m - 1 bits of rank r is
-        /// lifted to m bits and rank r + 1 (a gap feature for the new coordinate) and used the
-        /// same way. The file is checked first. Also the best float model that a search
+        /// model of rank r is itself the first start, and one of a lower rank is padded to
+        /// rank r (a gap feature for each coordinate without one, then weak features of two
+        /// coordinates). A model for m - 1 bits of rank r is lifted to m bits and rank r + 1
+        /// (a gap feature for the new coordinate) and used the same way. The file is checked
+        /// first. Also the best float model that a search
         /// could not certify, which it keeps beside its checkpoint (`.nkfm`, named in the
         /// log); with `--steps 0` such a start goes straight to the joint LP steps and the
         /// polish.

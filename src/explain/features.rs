@@ -109,14 +109,18 @@ pub fn feature_shapes(m: u32, u: &MatrixJson, v: &MatrixJson) -> Option<Vec<Feat
     if lu.len() != n || lv.len() != n || u.cols != v.cols {
         return None;
     }
-    let r = usize::try_from(u.cols).ok()?;
-    Some(
-        (0..r)
-            .map(|f| FeatureShape {
-                gap_effects: effects(&lu, f, m)
-                    .zip(effects(&lv, f, m))
-                    .map(|(a, b)| a.iter().zip(&b).map(|(a, b)| a - b).collect()),
-            })
-            .collect(),
-    )
+    Some(shapes_from_logs(m, &lu, &lv))
+}
+
+/// The shape of every feature from the logarithms of `U` and `V` (`2^m` rows each, one column
+/// per feature; `-inf` where an entry is zero).
+pub fn shapes_from_logs(m: u32, lu: &[Vec<f64>], lv: &[Vec<f64>]) -> Vec<FeatureShape> {
+    let r = lu.first().map_or(0, Vec::len);
+    (0..r)
+        .map(|f| FeatureShape {
+            gap_effects: effects(lu, f, m)
+                .zip(effects(lv, f, m))
+                .map(|(a, b)| a.iter().zip(&b).map(|(a, b)| a - b).collect()),
+        })
+        .collect()
 }

@@ -387,7 +387,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                     log(&format!("train: rank {r} first from {name}"));
                     starts = vec![(name.clone(), fm.clone())];
                 }
-                // A given model (`--from`) starts the search at its own rank or one below. The
+                // A given model (`--from`) starts the search at its own rank or one below, or,
+                // padded with new features ([`train::FloatModel::padded`]), above. The
                 // starts come before the random restarts, so once one of those is done, so
                 // are they.
                 if starts.is_empty() && skip.restarts == 0 && !probe {
@@ -403,6 +404,10 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                         } else if fm.r == r {
                             log(&format!("train: starting from {name}"));
                             starts = vec![(name.clone(), fm.clone())];
+                        } else if fm.r < r {
+                            let name = format!("{name} padded to rank {r}");
+                            log(&format!("train: starting from {name}"));
+                            starts = vec![(name, fm.padded(r))];
                         }
                     }
                 }

@@ -50,7 +50,7 @@ fn level_values(n: usize) -> Vec<f64> {
 }
 
 /// A float model with positive features: `U = exp(a)`, `V = exp(b)`, values `g`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FloatModel {
     /// Bits per token.
     pub m: u32,
@@ -339,25 +339,18 @@ impl FloatModel {
     /// values shift by the new coordinate's overlap: `G(q, z) = G'(q', z') + [both have it]`,
     /// with `G'` clamped to `[-1, m + 1]`.
     pub fn lifted(&self) -> FloatModel {
-        const ABSENT: f64 = -6.0;
         let (n, r) = (num_tokens(self.m), self.r);
         let (m, big_n, big_r) = (self.m + 1, 2 * n, r + 1);
-        let vr = self.v_rows();
+        let log_means = self.log_kernel_means();
         let mut a = vec![0.0; big_n * big_r];
         let mut b = vec![0.0; big_n * big_r];
         for x in 0..big_n {
             let (low, top) = (x % n, x >= n);
-            // ln of the geometric mean of the old row `low` of the kernel.
-            let u = &self.a[low * r..(low + 1) * r];
-            let u_exp: Vec<f64> = u.iter().map(|l| l.exp()).collect();
-            let log_mean = (0..n)
-                .map(|z| kernel_entry(&u_exp, &vr[z]).max(f64::MIN_POSITIVE).ln())
-                .sum::<f64>()
-                / n as f64;
-            a[x * big_r..x * big_r + r].copy_from_slice(u);
+            a[x * big_r..x * big_r + r].copy_from_slice(&self.a[low * r..(low + 1) * r]);
             b[x * big_r..x * big_r + r].copy_from_slice(&self.b[low * r..(low + 1) * r]);
-            a[x * big_r + r] = if top { log_mean } else { log_mean + ABSENT };
-            b[x * big_r + r] = if top { ABSENT } else { 0.0 };
+            let held = i32::from(top);
+            a[x * big_r + r] = log_means[low] + PAD_GAP_STEP * f64::from(held - 1);
+            b[x * big_r + r] = -PAD_GAP_STEP * f64::from(held);
         }
         // Values far outside the targets' range only matter where the old kernel nearly
         // vanishes; the new feature changes that, so they are kept in `[-1, m + 1]`.
@@ -375,6 +368,87 @@ impl FloatModel {
             a,
             b,
             g,
+        }
+    }
+
+    /// `ln` of the geometric mean of each row of the kernel `U V^T`: the scale at which a new
+    /// feature enters a row ([`FloatModel::lifted`], [`FloatModel::padded`]).
+    fn log_kernel_means(&self) -> Vec<f64> {
+        let n = num_tokens(self.m);
+        let vr = self.v_rows();
+        (0..n)
+            .map(|q| {
+                row_kernel(self, &vr, q)
+                    .iter()
+                    .map(|k| k.max(f64::MIN_POSITIVE).ln())
+                    .sum::<f64>()
+                    / n as f64
+            })
+            .collect()
+    }
+
+    /// The model with `r - self.r` features more, for a start of rank `r` (not an identity):
+    /// first a gap feature of each coordinate that has none (as `nkrank explain` reads the
+    /// features, [`crate::explain::features::FeatureShape::gap_of`]), in increasing order;
+    /// then, while features are missing, weak blocks of two coordinates, the coordinates
+    /// whose strongest gap feature is weakest first. A new feature of a group of `s`
+    /// coordinates, `k` of which the token holds, has `ln U(q) = mu_q + step (k - s)` and
+    /// `ln V(z) = -step k`, with `mu_q` the log of the geometric mean of row `q` of the kernel
+    /// (so it enters each row at that row's scale, as the new feature of
+    /// [`FloatModel::lifted`]) and the step [`PAD_GAP_STEP`] for a gap feature, [`PAD_WEAK_STEP`]
+    /// for a weak block. The values are kept. A rank not above the model's is the model itself.
+    ///
+    /// Why: the lift of the rank-8 certificate of `m = 9` to `m = 10` has the 8 bent gap
+    /// features of that model and the gap feature of the new coordinate, but none for the
+    /// coordinate the model of `m = 9` leaves without one; the rank-12 certificate of `m = 10`
+    /// has ten gap features and two weak features of two coordinates each
+    /// (`docs/UPPER_BOUNDS.md`, "What the models look like").
+    pub fn padded(&self, r: usize) -> FloatModel {
+        if r <= self.r {
+            return self.clone();
+        }
+        let (m, n, old_r) = (self.m, num_tokens(self.m), self.r);
+        let rows = |x: &[f64]| -> Vec<Vec<f64>> { x.chunks(old_r).map(<[f64]>::to_vec).collect() };
+        let shapes = crate::explain::features::shapes_from_logs(m, &rows(&self.a), &rows(&self.b));
+        // The strength of each coordinate's strongest gap feature (0 without one).
+        let mut strength = vec![0.0f64; m as usize];
+        for shape in &shapes {
+            if let (Some(i), Some(d)) = (shape.gap_of(), shape.gap_effects.as_ref()) {
+                strength[i] = strength[i].max(d[i]);
+            }
+        }
+        let mut groups: Vec<(u64, f64)> = (0..m as usize)
+            .filter(|&i| strength[i] == 0.0)
+            .map(|i| (1u64 << i, PAD_GAP_STEP))
+            .collect();
+        let mut weakest: Vec<usize> = (0..m as usize).collect();
+        weakest.sort_by(|&i, &j| strength[i].total_cmp(&strength[j]).then(i.cmp(&j)));
+        let pairs = weakest.chunks_exact(2).cycle();
+        groups.extend(
+            pairs
+                .map(|p| ((1u64 << p[0]) | (1u64 << p[1]), PAD_WEAK_STEP))
+                .take(r),
+        );
+        groups.truncate(r - old_r);
+        let log_means = self.log_kernel_means();
+        let mut a = vec![0.0; n * r];
+        let mut b = vec![0.0; n * r];
+        for x in 0..n {
+            a[x * r..x * r + old_r].copy_from_slice(&self.a[x * old_r..(x + 1) * old_r]);
+            b[x * r..x * r + old_r].copy_from_slice(&self.b[x * old_r..(x + 1) * old_r]);
+            for (c, &(mask, step)) in groups.iter().enumerate() {
+                let size = f64::from(mask.count_ones());
+                let held = f64::from((x as u64 & mask).count_ones());
+                a[x * r + old_r + c] = log_means[x] + step * (held - size);
+                b[x * r + old_r + c] = -step * held;
+            }
+        }
+        FloatModel {
+            m,
+            r,
+            a,
+            b,
+            g: self.g.clone(),
         }
     }
 
@@ -629,6 +703,15 @@ pub enum Start {
 
 /// The log-feature step of a gap feature in the gap starts: an absent entry is `e^-4`.
 pub const GAP_STEP: f64 = 4.0;
+
+/// The log-feature step of the gap feature that [`FloatModel::lifted`] and
+/// [`FloatModel::padded`] add: an absent entry is `e^-6` of the row's scale.
+pub const PAD_GAP_STEP: f64 = 6.0;
+
+/// The log-feature step per coordinate of the weak blocks of two coordinates that
+/// [`FloatModel::padded`] adds: effects `a_i - b_i` of 2, as the two weak features of the
+/// rank-12 certificate of `m = 10` have at their two coordinates (2.1 to 2.2 at one of them).
+pub const PAD_WEAK_STEP: f64 = 1.0;
 
 /// The log-feature step per coordinate of a block feature (a group of two or more coordinates)
 /// in [`FloatModel::blocks`]: in the certificates of rank `m - 2` at `m = 6` and `7` the feature
@@ -2872,6 +2955,57 @@ mod tests {
             }
         }
         assert_eq!(up.g[5], 5.0, "values are clamped to [-1, m + 1]");
+    }
+
+    /// Padding keeps the features and the values, gives the coordinate without a gap feature
+    /// one, then weak blocks of two coordinates, each entering a row at the row's geometric
+    /// mean; a rank not above the model's is the model itself.
+    #[test]
+    fn padding_adds_the_missing_gap_feature_then_weak_blocks() {
+        let rng = &mut ChaCha8Rng::seed_from_u64(5);
+        // Gap features of coordinates 1, 2 and 3 at m = 4, coordinate 0 without one.
+        let fm = FloatModel::gaps(4, 3, 3, 1.0, rng);
+        assert_eq!(fm.padded(3), fm);
+        assert_eq!(fm.padded(2), fm);
+        let up = fm.padded(5);
+        assert_eq!((up.m, up.r), (4, 5));
+        assert_eq!(up.g, fm.g);
+        let n = 16;
+        let logs =
+            |x: &[f64], r: usize| -> Vec<Vec<f64>> { x.chunks(r).map(<[f64]>::to_vec).collect() };
+        let shapes =
+            crate::explain::features::shapes_from_logs(4, &logs(&up.a, 5), &logs(&up.b, 5));
+        let gaps: Vec<Option<usize>> = shapes.iter().map(|s| s.gap_of()).collect();
+        assert_eq!(gaps[..4], [Some(1), Some(2), Some(3), Some(0)]);
+        assert_eq!(gaps[4], None, "the fifth feature is a weak block");
+        let kernel =
+            |f: &FloatModel, q: usize, z: usize| kernel_entry(&f.u_rows()[q], &f.v_rows()[z]);
+        // The weak block pairs coordinate 0 (whose gap feature is the new one, not counted)
+        // with the coordinate whose gap feature is weakest.
+        let effects = shapes[..3]
+            .iter()
+            .map(|s| s.gap_effects.as_ref().map(|d| d.to_vec()))
+            .collect::<Option<Vec<_>>>()
+            .unwrap();
+        let weakest = (1..4)
+            .min_by(|&i, &j| effects[i - 1][i].total_cmp(&effects[j - 1][j]))
+            .unwrap();
+        let block = 1 | 1 << weakest;
+        for q in 0..n {
+            let mean = ((0..n).map(|z| kernel(&fm, q, z).ln()).sum::<f64>() / n as f64).exp();
+            for z in 0..n {
+                let gap =
+                    (if q & 1 == 1 { 0.0 } else { -6.0 }) - if z & 1 == 1 { 6.0 } else { 0.0 };
+                let held = |t: usize| f64::from((t & block).count_ones());
+                let weak = held(q) - 2.0 - held(z);
+                let extra = mean * (f64::exp(gap) + f64::exp(weak));
+                let got = kernel(&up, q, z);
+                assert!(
+                    (got - kernel(&fm, q, z) - extra).abs() <= 1e-9 * got,
+                    "K({q}, {z})"
+                );
+            }
+        }
     }
 
     #[test]
