@@ -161,10 +161,12 @@ impl FloatModel {
             for c in first..r {
                 let (x, y) = match groups.get(c - first) {
                     Some(&mask) => {
-                        let size = i64::from(mask.count_ones());
-                        let held = i64::from((z as u64 & u64::from(mask)).count_ones());
-                        let step = if size == 1 { GAP_STEP } else { BLOCK_STEP };
-                        (step * (held - size) as f64, step * (-held) as f64)
+                        let step = if mask.count_ones() == 1 {
+                            GAP_STEP
+                        } else {
+                            BLOCK_STEP
+                        };
+                        group_logs(u64::from(mask), step, z)
                     }
                     None => (
                         rng.gen_range(-spread..=spread),
@@ -345,12 +347,12 @@ impl FloatModel {
         let mut a = vec![0.0; big_n * big_r];
         let mut b = vec![0.0; big_n * big_r];
         for x in 0..big_n {
-            let (low, top) = (x % n, x >= n);
+            let low = x % n;
             a[x * big_r..x * big_r + r].copy_from_slice(&self.a[low * r..(low + 1) * r]);
             b[x * big_r..x * big_r + r].copy_from_slice(&self.b[low * r..(low + 1) * r]);
-            let held = i32::from(top);
-            a[x * big_r + r] = log_means[low] + PAD_GAP_STEP * f64::from(held - 1);
-            b[x * big_r + r] = -PAD_GAP_STEP * f64::from(held);
+            let (du, dv) = group_logs(1 << self.m, PAD_GAP_STEP, x);
+            a[x * big_r + r] = log_means[low] + du;
+            b[x * big_r + r] = dv;
         }
         // Values far outside the targets' range only matter where the old kernel nearly
         // vanishes; the new feature changes that, so they are kept in `[-1, m + 1]`.
@@ -427,7 +429,7 @@ impl FloatModel {
         groups.extend(
             pairs
                 .map(|p| ((1u64 << p[0]) | (1u64 << p[1]), PAD_WEAK_STEP))
-                .take(r),
+                .take(r - old_r),
         );
         groups.truncate(r - old_r);
         let log_means = self.log_kernel_means();
@@ -437,10 +439,9 @@ impl FloatModel {
             a[x * r..x * r + old_r].copy_from_slice(&self.a[x * old_r..(x + 1) * old_r]);
             b[x * r..x * r + old_r].copy_from_slice(&self.b[x * old_r..(x + 1) * old_r]);
             for (c, &(mask, step)) in groups.iter().enumerate() {
-                let size = f64::from(mask.count_ones());
-                let held = f64::from((x as u64 & mask).count_ones());
-                a[x * r + old_r + c] = log_means[x] + step * (held - size);
-                b[x * r + old_r + c] = -step * held;
+                let (du, dv) = group_logs(mask, step, x);
+                a[x * r + old_r + c] = log_means[x] + du;
+                b[x * r + old_r + c] = dv;
             }
         }
         FloatModel {
@@ -964,6 +965,17 @@ fn row_features(fm: &FloatModel, q: usize) -> Vec<f64> {
 /// agree bit for bit.
 fn kernel_entry(u: &[f64], v: &[f64]) -> f64 {
     u.iter().zip(v).map(|(x, y)| x * y).sum()
+}
+
+/// The log-features `(ln U, ln V)` at token `x` of a feature of the group of coordinates
+/// `mask`: with `k` of the group's `s` coordinates in the token, `step (k - s)` and `-step k`,
+/// so that the feature is largest where the query holds the group and the key lacks it (the
+/// gap and block features of the starts, the lift and the padding; those two add each row's
+/// scale to `ln U`).
+fn group_logs(mask: u64, step: f64, x: usize) -> (f64, f64) {
+    let size = i64::from(mask.count_ones());
+    let held = i64::from((x as u64 & mask).count_ones());
+    (step * (held - size) as f64, step * (-held) as f64)
 }
 
 /// Row `q` of the float kernel `U V^T`.
