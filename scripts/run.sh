@@ -2,7 +2,7 @@
 # The main job: set up, reproduce the certified table r*(m, 3) for a range of m (both sides)
 # into OUT_DIR by rerunning the command recorded in each committed certificate, and check every
 # result with the solver-free checker.
-# Usage: scripts/run.sh [OUT_DIR] [M_RANGE] [TIME_LIMIT_PER_M]   (defaults: out/certificates, 1-5,
+# Usage: scripts/run.sh [OUT_DIR] [M_RANGE] [TIME_LIMIT_PER_M]   (defaults: out/certificates, 1-6,
 # the time limit recorded in each command; a smaller limit that binds may give other models)
 #
 # The commands come from `nkrank table --format csv certificates` (the provenance of the best
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-out/certificates}"
-range="${2:-1-5}"
+range="${2:-1-6}"
 limit="${3:-}"
 lo="${range%-*}"
 hi="${range#*-}"
