@@ -510,34 +510,6 @@ fn bitmask_coverage_matches_the_cover_search() {
 #[test]
 #[ignore]
 fn the_rank_4_cover_of_m9_is_rebuilt_byte_for_byte() {
-    let dir = std::env::temp_dir().join(format!("nkrank-m9-cover-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
     let family = "000000011,000000110,000001100,000011000,000010001,001100000,110000000";
-    nkrank::lower::runs::chirotopes_run(
-        9,
-        7,
-        4,
-        family,
-        true,
-        true,
-        false,
-        "0/1",
-        &dir,
-        &dir.join("state"),
-        nkrank::lower::clausal_cover::SatRoute::Builtin,
-    )
-    .unwrap();
-    let name = "len3/m09-lower-r5-case-tree.json";
-    let rebuilt = std::fs::read(dir.join(name)).unwrap();
-    let committed = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("certificates")
-            .join(name),
-    )
-    .unwrap();
-    assert!(
-        rebuilt == committed,
-        "the rebuilt cover differs from {name}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    common::rebuilt_byte_for_byte(9, 7, 4, family, "len3/m09-lower-r5-case-tree.json");
 }

@@ -749,52 +749,22 @@ fn a_refutation_of_the_core_gives_a_checked_cover() {
 const PRISM_AND_EDGE: &str =
     "00000011,00000101,00000110,00011000,00101000,00110000,00001001,00010010,00100100,11000000";
 
-/// `nkrank lower chirotopes --m M --k K --rank R --family FAMILY --cover`, as its certificate's
-/// `provenance.command` records it, rebuilt through the same entry point into a fresh folder,
-/// gives the committed certificate `NAME` byte for byte: a change of the built-in solver, of
-/// the trimming or of the spelling that changes the proof shows here, and the committed file is
-/// then written again with the command (`docs/CASE_TREES.md` section 12).
-fn rebuilt_byte_for_byte(m: u32, k: usize, rank: usize, family: &str, name: &str) {
-    use nkrank::lower::runs::chirotopes_run;
-    let dir = fresh_dir(name);
-    chirotopes_run(
-        m,
-        k,
-        rank,
-        family,
-        true,
-        true,
-        false,
-        "0/1",
-        &dir,
-        &dir.join("state"),
-        SatRoute::Builtin,
-    )
-    .unwrap();
-    let file = format!("len3/{name}.json.gz");
-    let rebuilt = std::fs::read(dir.join(&file)).unwrap();
-    let committed = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("certificates")
-            .join(&file),
-    )
-    .unwrap();
-    assert!(
-        rebuilt == committed,
-        "the rebuilt {file} differs from the committed one"
-    );
-}
-
 /// The committed certificate of `r*(6, 3) >= 4` is what its command writes today (about 2 s).
 #[test]
 fn the_prism_cover_is_rebuilt_byte_for_byte() {
-    rebuilt_byte_for_byte(6, 9, 3, PRISM, "m06-lower-r4-case-tree");
+    common::rebuilt_byte_for_byte(6, 9, 3, PRISM, "len3/m06-lower-r4-case-tree.json.gz");
 }
 
-/// The same for `r*(8, 3) >= 5` (about 20 s with two threads in release:
+/// The same for `r*(8, 3) >= 5` (under a minute in release:
 /// `cargo test --release --test clausal_cover -- --ignored`).
 #[test]
 #[ignore]
 fn the_cover_of_the_prism_and_an_edge_is_rebuilt_byte_for_byte() {
-    rebuilt_byte_for_byte(8, 10, 4, PRISM_AND_EDGE, "m08-lower-r5-case-tree");
+    common::rebuilt_byte_for_byte(
+        8,
+        10,
+        4,
+        PRISM_AND_EDGE,
+        "len3/m08-lower-r5-case-tree.json.gz",
+    );
 }
