@@ -117,7 +117,8 @@ enum Command {
         /// After each training restart whose float maximal error is still 0.499 or more, at
         /// most this many joint LP steps: `U`, `V` and the values move together, linearised
         /// around the trained model inside a trust region, over the hardest sequences (L4);
-        /// a step is kept only if the float maximal error goes down. Default: none.
+        /// a step is kept only if the float maximal error goes down. From m = 9 on, a descent
+        /// that ends below 1/2 is tried by the exact check at once. Default: none.
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
         joint_lps: Option<u64>,
         /// The starts that a model of one rank more gives (a `--from` file, or the model just

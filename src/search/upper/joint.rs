@@ -421,6 +421,24 @@ pub fn refine(
     resume: Option<Snapshot>,
     save: &(dyn Fn(&Snapshot) + Sync),
 ) -> Refined {
+    refine_accepting(fm, length, limits, rows, log, resume, save, &|_| false)
+}
+
+/// [`refine`], and whenever a descent ends with a new best model of float maximal error below
+/// 1/2 (but not below `limits.stop_below`) before the deadline, `accept` is asked about it
+/// (the caller's exact check): if it says yes, the refinement ends there instead of hopping
+/// away in search of a wider margin, which the next descents need not find again.
+#[allow(clippy::too_many_arguments)]
+pub fn refine_accepting(
+    fm: &mut FloatModel,
+    length: usize,
+    limits: Limits,
+    rows: Option<&[bool]>,
+    log: &(dyn Fn(&str) + Sync),
+    resume: Option<Snapshot>,
+    save: &(dyn Fn(&Snapshot) + Sync),
+    accept: &(dyn Fn(&FloatModel) -> bool + Sync),
+) -> Refined {
     let Limits {
         max_lps,
         stop_below,
@@ -467,12 +485,24 @@ pub fn refine(
         s.done.lps += l;
         s.done.kept += k;
         s.radius = next_radius(first_kept);
-        if e < s.done.after {
+        let improved = e < s.done.after;
+        if improved {
             s.best = fm.clone();
             s.done.after = e;
         }
+        let accepted = improved
+            && (stop_below..0.5).contains(&e)
+            && Instant::now() < deadline
+            && accept(&s.best);
+        if accepted {
+            log(&format!(
+                "joint: float max error {e:.4} after {} LPs is below 1/2 and the model passed the exact check: no hop",
+                s.done.lps
+            ));
+        }
         // A descent that could not solve one LP before the deadline ends nothing for good.
-        s.finished = s.done.after < stop_below
+        s.finished = accepted
+            || s.done.after < stop_below
             || s.done.lps >= max_lps
             || (l == 0 && Instant::now() < deadline);
         save(&s);
@@ -850,6 +880,54 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(3600);
         super::super::train::train(&mut fm, &cfg, far, 0.0);
         fm
+    }
+
+    #[test]
+    fn a_refinement_ends_where_its_caller_accepts_a_model_below_one_half() {
+        // Rank 2 solves m = 4 (`certificates/len3/m04-upper-r2-model.json`): a few training
+        // steps from a seed, and the descents reach below 1/2 and go on widening the margin.
+        let solvable = || {
+            let mut fm = start(4, 2, 3);
+            let cfg = super::super::train::TrainConfig::for_m(4, 3).with_steps(Some(30));
+            let far = Instant::now() + Duration::from_secs(3600);
+            super::super::train::train(&mut fm, &cfg, far, 0.0);
+            fm
+        };
+        let limits = Limits {
+            max_lps: 80,
+            stop_below: 0.0,
+            deadline: Instant::now() + Duration::from_secs(3600),
+        };
+        let refine_with = |accept: &(dyn Fn(&FloatModel) -> bool + Sync)| {
+            let asked = std::sync::Mutex::new(Vec::new());
+            let mut fm = solvable();
+            let done = refine_accepting(&mut fm, 3, limits, None, &|_| {}, None, &|_| {}, &|b| {
+                asked.lock().expect("lock").push(max_error(b, 3));
+                accept(b)
+            });
+            assert_eq!(max_error(&fm, 3), done.after);
+            (done, asked.into_inner().expect("lock"))
+        };
+        // A caller that never accepts is asked at every new best below 1/2, in falling order,
+        // and the refinement runs to its limit.
+        let (whole, asked) = refine_with(&|_| false);
+        assert!(whole.after < 0.5, "{whole:?}");
+        assert_eq!(whole.lps, limits.max_lps, "{whole:?}");
+        assert!(asked.len() >= 2, "asked {asked:?}, {whole:?}");
+        assert!(asked.windows(2).all(|w| w[1] < w[0]), "{asked:?}");
+        assert!(asked.iter().all(|&e| e < 0.5), "{asked:?}");
+        assert_eq!(asked.last(), Some(&whole.after));
+        // One that accepts the first is asked once, and the refinement ends there: the same
+        // first descent, no hop.
+        let (first, once) = refine_with(&|_| true);
+        assert_eq!(once, asked[..1]);
+        assert_eq!(first.after, asked[0]);
+        assert_eq!(first.hops, 0, "{first:?}");
+        assert!(first.lps < whole.lps, "{first:?} against {whole:?}");
+        // One that accepts only a margin it asks for is asked until it gets one.
+        let (second, twice) = refine_with(&|b| max_error(b, 3) <= asked[1]);
+        assert_eq!(twice, asked[..2]);
+        assert_eq!(second.after, asked[1]);
     }
 
     #[test]

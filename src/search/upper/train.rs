@@ -2227,6 +2227,8 @@ fn attempt(
             }
         }
     };
+    // A model that passed the exact check where a joint descent ended (below).
+    let mut passed_in_run = None;
     if cfg.joint_lps > 0
         && (resume.is_some() || (JOINT_STOP..1.0).contains(&err))
         && cfg.rows.is_none()
@@ -2236,7 +2238,20 @@ fn attempt(
             stop_below: JOINT_STOP,
             deadline,
         };
-        let done = super::joint::refine(&mut fm, length, limits, None, log, resume, &save);
+        // From TRAINED_VALUES_FROM tokens on, the trained model itself is tried below 1/2 (as
+        // after the refinement, below): a descent that reaches it certifies where it stands.
+        let passed = std::sync::Mutex::new(None);
+        let accept = |best: &FloatModel| {
+            let model = (num_tokens(m) >= TRAINED_VALUES_FROM)
+                .then(|| exact_trained(best, length, 24))
+                .flatten();
+            let found = model.is_some();
+            *passed.lock().unwrap_or_else(|e| e.into_inner()) = model;
+            found
+        };
+        let done = super::joint::refine_accepting(
+            &mut fm, length, limits, None, log, resume, &save, &accept,
+        );
         log(&format!(
             "joint: {} LPs, {} steps kept, {} hops, float max error {:.4} -> {:.4}",
             done.lps, done.kept, done.hops, done.before, done.after
@@ -2246,8 +2261,12 @@ fn attempt(
             "{} joint LP steps ({} kept) from float max error {:.4}, then ",
             done.lps, done.kept, done.before
         );
+        passed_in_run = passed.into_inner().unwrap_or_else(|e| e.into_inner());
     }
     let made = |how: &str| format!("{joint_note}{how}");
+    if let Some(model) = passed_in_run {
+        return (Some((model, made("trained U, V, G, rounded"))), fm, err);
+    }
     if err >= 0.5 + 0.1 || Instant::now() > deadline {
         return (None, fm, err);
     }
