@@ -768,3 +768,18 @@ fn the_cover_of_the_prism_and_an_edge_is_rebuilt_byte_for_byte() {
         "len3/m08-lower-r5-case-tree.json.gz",
     );
 }
+
+/// The same for `r*(10, 3) >= 6`, the prism and the pairs `{6, 7}` and `{8, 9}` at rank 5
+/// (about 22 min on one thread in release: `cargo test --release --test clausal_cover --
+/// --ignored prism_and_two_edges`).
+#[test]
+#[ignore]
+fn the_cover_of_the_prism_and_two_edges_is_rebuilt_byte_for_byte() {
+    common::rebuilt_byte_for_byte(
+        10,
+        11,
+        5,
+        "0000000011,0000000101,0000000110,0000011000,0000101000,0000110000,0000001001,0000010010,0000100100,0011000000,1100000000",
+        "len3/m10-lower-r6-case-tree.json.gz",
+    );
+}
