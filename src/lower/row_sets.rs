@@ -101,7 +101,16 @@ pub fn row_set(
                 stop_below: JOINT_STOP,
                 deadline,
             };
-            let done = joint::refine(&mut fm, length, limits, Some(&mask), &|_| {}, None, &|_| {});
+            let done = joint::refine(
+                &mut fm,
+                length,
+                limits,
+                Some(&mask),
+                &|_| {},
+                None,
+                &|_| {},
+                &|_| false,
+            );
             float_error = done.after;
             done
         });

@@ -412,24 +412,13 @@ impl Snapshot {
 /// With `rows`, only the rows marked there count: the cuts come from them and the errors are
 /// their maximal errors (a row set, `crate::lower::row_sets`); the other rows are left to
 /// themselves.
-pub fn refine(
-    fm: &mut FloatModel,
-    length: usize,
-    limits: Limits,
-    rows: Option<&[bool]>,
-    log: &(dyn Fn(&str) + Sync),
-    resume: Option<Snapshot>,
-    save: &(dyn Fn(&Snapshot) + Sync),
-) -> Refined {
-    refine_accepting(fm, length, limits, rows, log, resume, save, &|_| false)
-}
-
-/// [`refine`], and whenever a descent ends with a new best model of float maximal error below
-/// 1/2 (but not below `limits.stop_below`) before the deadline, `accept` is asked about it
-/// (the caller's exact check): if it says yes, the refinement ends there instead of hopping
-/// away in search of a wider margin, which the next descents need not find again.
+///
+/// Whenever a descent ends with a new best model of float maximal error below 1/2 (but not
+/// below `limits.stop_below`) before the deadline, `accept` is asked about it (the caller's
+/// exact check; `&|_| false` for none): if it says yes, the refinement ends there instead of
+/// hopping away in search of a wider margin, which the next descents need not find again.
 #[allow(clippy::too_many_arguments)]
-pub fn refine_accepting(
+pub fn refine(
     fm: &mut FloatModel,
     length: usize,
     limits: Limits,
@@ -901,7 +890,7 @@ mod tests {
         let refine_with = |accept: &(dyn Fn(&FloatModel) -> bool + Sync)| {
             let asked = std::sync::Mutex::new(Vec::new());
             let mut fm = solvable();
-            let done = refine_accepting(&mut fm, 3, limits, None, &|_| {}, None, &|_| {}, &|b| {
+            let done = refine(&mut fm, 3, limits, None, &|_| {}, None, &|_| {}, &|b| {
                 asked.lock().expect("lock").push(max_error(b, 3));
                 accept(b)
             });
@@ -958,7 +947,7 @@ mod tests {
                     stop_below: 0.0,
                     deadline: Instant::now() + Duration::from_secs(3600),
                 };
-                let done = refine(&mut fm, 3, limits, None, &|_| {}, None, &|_| {});
+                let done = refine(&mut fm, 3, limits, None, &|_| {}, None, &|_| {}, &|_| false);
                 (fm.a, fm.b, fm.g, done)
             })
         };
@@ -984,8 +973,9 @@ mod tests {
         };
         let snaps = std::sync::Mutex::new(Vec::new());
         let mut whole = trained();
-        let done = refine(&mut whole, 3, limits, None, &|_| {}, None, &|s| {
-            snaps.lock().expect("lock").push(s.to_bytes())
+        let save = |s: &Snapshot| snaps.lock().expect("lock").push(s.to_bytes());
+        let done = refine(&mut whole, 3, limits, None, &|_| {}, None, &save, &|_| {
+            false
         });
         let snaps = snaps.into_inner().expect("lock");
         assert!(done.hops >= 1, "no hop to resume at: {done:?}");
@@ -1012,13 +1002,23 @@ mod tests {
             &|_| {},
             Some(first.clone()),
             &|_| {},
+            &|_| false,
         );
         assert_eq!(again, done);
         assert_eq!(resumed.to_bytes(), whole.to_bytes());
         // A snapshot that ended for good gives nothing more to do.
         let mut ended = start(5, 2, 99);
         assert_eq!(
-            refine(&mut ended, 3, limits, None, &|_| {}, Some(last), &|_| {}),
+            refine(
+                &mut ended,
+                3,
+                limits,
+                None,
+                &|_| {},
+                Some(last),
+                &|_| {},
+                &|_| false
+            ),
             done
         );
         assert_eq!(ended.to_bytes(), whole.to_bytes());
@@ -1089,6 +1089,7 @@ mod tests {
             &|l| lines.lock().expect("lock").push(l.to_string()),
             None,
             &|s| snaps.lock().expect("lock").push(s.clone()),
+            &|_| false,
         );
         let (lps, snaps) = (
             logged_lps(&lines.into_inner().expect("lock")),
@@ -1124,6 +1125,7 @@ mod tests {
                 &|l| lines.lock().expect("lock").push(l.to_string()),
                 Some(first),
                 &|_| {},
+                &|_| false,
             );
             let lps = logged_lps(&lines.into_inner().expect("lock"));
             assert!(lps[0].0, "resumed without a hop: {lps:?}");

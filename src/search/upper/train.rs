@@ -2249,9 +2249,7 @@ fn attempt(
             *passed.lock().unwrap_or_else(|e| e.into_inner()) = model;
             found
         };
-        let done = super::joint::refine_accepting(
-            &mut fm, length, limits, None, log, resume, &save, &accept,
-        );
+        let done = super::joint::refine(&mut fm, length, limits, None, log, resume, &save, &accept);
         log(&format!(
             "joint: {} LPs, {} steps kept, {} hops, float max error {:.4} -> {:.4}",
             done.lps, done.kept, done.hops, done.before, done.after
