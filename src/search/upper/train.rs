@@ -2227,8 +2227,9 @@ fn attempt(
             }
         }
     };
-    // A model that passed the exact check where a joint descent ended (below).
-    let mut passed_in_run = None;
+    // The last model the exact check of the trained values ran on during the joint steps, and
+    // its verdict: it is not run twice on the same model.
+    let mut tried: Option<(FloatModel, Option<Model>)> = None;
     if cfg.joint_lps > 0
         && (resume.is_some() || (JOINT_STOP..1.0).contains(&err))
         && cfg.rows.is_none()
@@ -2240,13 +2241,14 @@ fn attempt(
         };
         // From TRAINED_VALUES_FROM tokens on, the trained model itself is tried below 1/2 (as
         // after the refinement, below): a descent that reaches it certifies where it stands.
-        let passed = std::sync::Mutex::new(None);
+        let last = std::sync::Mutex::new(None);
         let accept = |best: &FloatModel| {
-            let model = (num_tokens(m) >= TRAINED_VALUES_FROM)
-                .then(|| exact_trained(best, length, 24))
-                .flatten();
+            if num_tokens(m) < TRAINED_VALUES_FROM {
+                return false;
+            }
+            let model = exact_trained(best, length, 24);
             let found = model.is_some();
-            *passed.lock().unwrap_or_else(|e| e.into_inner()) = model;
+            *last.lock().unwrap_or_else(|e| e.into_inner()) = Some((best.clone(), model));
             found
         };
         let done = super::joint::refine(&mut fm, length, limits, None, log, resume, &save, &accept);
@@ -2259,19 +2261,22 @@ fn attempt(
             "{} joint LP steps ({} kept) from float max error {:.4}, then ",
             done.lps, done.kept, done.before
         );
-        passed_in_run = passed.into_inner().unwrap_or_else(|e| e.into_inner());
+        tried = last.into_inner().unwrap_or_else(|e| e.into_inner());
     }
     let made = |how: &str| format!("{joint_note}{how}");
-    if let Some(model) = passed_in_run {
+    let trained = match tried {
+        // A model that passed where a descent ended stands even past the deadline.
+        Some((checked, verdict)) if checked == fm => verdict,
+        _ if err < 0.5 && num_tokens(m) >= TRAINED_VALUES_FROM && Instant::now() <= deadline => {
+            exact_trained(&fm, length, 24)
+        }
+        _ => None,
+    };
+    if let Some(model) = trained {
         return (Some((model, made("trained U, V, G, rounded"))), fm, err);
     }
     if err >= 0.5 + 0.1 || Instant::now() > deadline {
         return (None, fm, err);
-    }
-    if err < 0.5 && num_tokens(m) >= TRAINED_VALUES_FROM {
-        if let Some(model) = exact_trained(&fm, length, 24) {
-            return (Some((model, made("trained U, V, G, rounded"))), fm, err);
-        }
     }
     if cfg.polish == Polish::WorstRows {
         return (
