@@ -103,7 +103,9 @@ fn rank_four_chirotope_tree_of_five_pairs_is_valid_and_tampering_is_rejected() {
 /// onto six coordinates, and on seven other weight-2 queries.
 #[test]
 fn no_rank_4_cover_closes_where_rank_4_models_exist() {
-    use nkrank::lower::chirotope::cover_search;
+    use nkrank::lower::chirotope::{cover_search, SplitCache};
+    // One cache of split verdicts by class for both sets: each class's LP is solved once.
+    let cache = SplitCache::default();
     let sets: [[u64; 7]; 2] = [
         [
             0b000011, 0b000110, 0b001100, 0b011000, 0b010001, 0b100001, 0b100100,
@@ -113,7 +115,7 @@ fn no_rank_4_cover_closes_where_rank_4_models_exist() {
         ],
     ];
     for rows in sets {
-        let rep = cover_search(6, &rows, 4, true, None).unwrap();
+        let rep = cover_search(6, &rows, 4, true, Some(&cache)).unwrap();
         assert_eq!(rep.cases, 1_144_080);
         assert!(
             rep.uncovered > 0,

@@ -18,14 +18,9 @@ use common::case_tree_certificate;
 /// The triangular prism: two triangles on coordinates 0..3 and 3..6 joined by a matching.
 const PRISM: &str = "000011,000101,000110,011000,101000,110000,001001,010010,100100";
 
-fn proved(m: u32, rows: &[u64], rank: usize) -> CaseTreeJson {
-    match clausal_cover(m, rows, rank, None, None, SatRoute::Builtin, &|_, _| {})
-        .unwrap()
-        .0
-    {
-        ClausalCover::Proved(tree) => tree,
-        other => panic!("not proved: {other:?}"),
-    }
+/// The prism's cover by the built-in solver.
+fn proved_prism() -> CaseTreeJson {
+    fresh_prism().0.clone()
 }
 
 /// An empty folder of the system's temporary folder for one test, removed when it ends.
@@ -33,14 +28,42 @@ fn fresh_dir(tag: &str) -> Scratch {
     Scratch::new("clausal-cover", tag)
 }
 
-/// The prism's cover by `route`, its circuit splits solved once and then read from the
-/// checkpoint `dir/splits.txt`.
+/// The prism's cover by the built-in solver from a fresh start, and the checkpoint of its 882
+/// circuit splits (one LP each, most of a cover's time) that the run wrote: computed once per
+/// test binary, so that the tests that are not about the split phase start from it.
+fn fresh_prism() -> &'static (CaseTreeJson, String) {
+    static FRESH: std::sync::OnceLock<(CaseTreeJson, String)> = std::sync::OnceLock::new();
+    FRESH.get_or_init(|| {
+        let dir = fresh_dir("fresh");
+        let path = dir.join("splits.txt");
+        let rows = binary_tokens(PRISM).unwrap();
+        let run = clausal_cover(
+            6,
+            &rows,
+            3,
+            None,
+            Some(&path),
+            SatRoute::Builtin,
+            &|_, _| {},
+        );
+        match run.unwrap().0 {
+            ClausalCover::Proved(tree) => (tree, std::fs::read_to_string(&path).unwrap()),
+            other => panic!("not proved: {other:?}"),
+        }
+    })
+}
+
+/// The prism's cover by `route`, its circuit-split verdicts read from the checkpoint
+/// `dir/splits.txt`, which starts as the one of [`fresh_prism`].
 fn prism_cover(
     dir: &std::path::Path,
     route: SatRoute,
 ) -> Result<nkrank::lower::clausal_cover::ClausalReport, String> {
     let rows = binary_tokens(PRISM).unwrap();
     let splits = dir.join("splits.txt");
+    if !splits.exists() {
+        std::fs::write(&splits, &fresh_prism().1).unwrap();
+    }
     clausal_cover(6, &rows, 3, None, Some(&splits), route, &|_, _| {})
 }
 
@@ -62,8 +85,7 @@ fn assert_rejected(good: &CertificateFile, what: &str, f: &dyn Fn(&mut Certifica
 
 #[test]
 fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
-    let rows = binary_tokens(PRISM).unwrap();
-    let good = case_tree_certificate(6, 4, proved(6, &rows, 3));
+    let good = case_tree_certificate(6, 4, proved_prism());
     check(&good, CheckOptions::default()).unwrap();
     let proof_len = good
         .case_tree
@@ -121,8 +143,7 @@ fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
 #[test]
 fn the_packed_spelling_of_the_prism_checks_and_tampering_is_rejected() {
     use nkrank::cert::packed_proof::{pack_proof, unpack_proof};
-    let rows = binary_tokens(PRISM).unwrap();
-    let plain = case_tree_certificate(6, 4, proved(6, &rows, 3));
+    let plain = case_tree_certificate(6, 4, proved_prism());
     let cnf =
         nkrank::check::chirotope_cert::clausal_form(4, plain.case_tree.as_ref().unwrap()).unwrap();
     let n = cnf.clauses.len();
@@ -201,8 +222,7 @@ fn a_packed_refutation_split_into_part_files_checks_and_tampering_is_rejected() 
     };
     use nkrank::cert::packed_proof::pack_proof;
     use nkrank::check::report::check_file;
-    let rows = binary_tokens(PRISM).unwrap();
-    let plain = case_tree_certificate(6, 4, proved(6, &rows, 3));
+    let plain = case_tree_certificate(6, 4, proved_prism());
     let cnf =
         nkrank::check::chirotope_cert::clausal_form(4, plain.case_tree.as_ref().unwrap()).unwrap();
     let mut good = plain.clone();
@@ -307,11 +327,14 @@ fn refutations_agree_with_the_enumeration_on_small_sets() {
         (6, "000011,000101,000110,011000,101000,110000,001001", 3),
         (8, "00000011,00001100,00110000,11000000", 3),
     ];
+    // The enumeration's split verdicts by class (one LP per class), the refutation's one LP
+    // per split: the counts of closed splits must agree.
+    let cache = nkrank::lower::chirotope::SplitCache::default();
     let (mut refuted, mut open) = (0, 0);
     for (m, family, rank) in cases {
         let rows = binary_tokens(family).unwrap();
         let k = rows.len();
-        let rep = cover_search(m, &rows, rank, false, None).unwrap();
+        let rep = cover_search(m, &rows, rank, false, Some(&cache)).unwrap();
         let (outcome, n_splits, n_closed) =
             clausal_cover(m, &rows, rank, None, None, SatRoute::Builtin, &|_, _| {}).unwrap();
         assert_eq!(n_splits, rep.splits.len(), "{family}");
@@ -432,14 +455,15 @@ fn an_interrupted_split_phase_resumes_from_its_checkpoint() {
         ClausalCover::Proved(tree) => tree,
         other => panic!("the prism is covered, found {other:?}"),
     };
-    let first = run();
-    let text = std::fs::read_to_string(&path).unwrap();
+    // The fresh run wrote one verdict per circuit split.
+    let (first, text) = fresh_prism();
     assert_eq!(text.lines().count(), 882, "one verdict per circuit split");
-    assert_eq!(run(), first, "resumed from a complete checkpoint");
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(run(), *first, "resumed from a complete checkpoint");
     // An interruption: half the verdicts, then a line cut in the middle.
     let half: Vec<&str> = text.lines().take(441).collect();
     std::fs::write(&path, format!("{}\n12 3", half.join("\n"))).unwrap();
-    assert_eq!(run(), first, "resumed from a cut checkpoint");
+    assert_eq!(run(), *first, "resumed from a cut checkpoint");
     let after = std::fs::read_to_string(&path).unwrap();
     let complete = after.lines().filter(|l| l.split(' ').count() == 3).count();
     assert_eq!(

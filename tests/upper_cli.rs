@@ -283,11 +283,15 @@ fn without_a_rank_the_training_search_probes_then_steps() {
 }
 
 /// A resumed run keeps the floor of its probes from the checkpoint: with the probes up to 4
-/// failed, the run at `m = 6` (structured rank 7) steps from 6 instead of probing 5 again.
+/// failed, the run at `m = 6` (structured rank 7) steps from 6 instead of probing 5 again. The
+/// committed `r*(6, 3) >= 4` in the output folder ends the run at rank 4 (no rank 3 tried).
 #[test]
 fn a_resumed_search_does_not_repeat_failed_probes() {
     let dir = std::env::temp_dir().join(format!("nkrank-cli-resume-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("len3")).expect("created");
+    let lower = "len3/m06-lower-r4-case-tree.json.gz";
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("certificates").join(lower), dir.join(lower)).expect("copied");
     let checkpoint = r#"{"m": 6, "length": 3, "seed": 1, "shard": "0/1", "restarts": 1,
         "rank": 6, "restarts_done": 0, "probe_floor": 5}"#;
     std::fs::write(
@@ -299,6 +303,10 @@ fn a_resumed_search_does_not_repeat_failed_probes() {
     assert!(ok, "{err}");
     assert!(!err.contains("(probe"), "probed again: {err}");
     assert!(err.contains("train: trying rank 6\n"), "{err}");
+    assert!(
+        !err.contains("trying rank 3"),
+        "below the lower bound: {err}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -600,26 +600,42 @@ pub fn block_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
 /// queries map one onto the other: the region sizes by membership pattern, minimized over the
 /// `k!` orders of the queries.
 pub fn set_orbit_key(set: &RowSet) -> Vec<(u32, u32)> {
-    let k = set.k();
-    let mut best: Option<Vec<(u32, u32)>> = None;
-    for order in permutations(k) {
-        let mut v: Vec<(u32, u32)> = set
-            .patterns
-            .iter()
-            .zip(&set.sizes)
-            .map(|(&pat, &size)| {
+    OrbitKeys::default().key(set)
+}
+
+/// [`set_orbit_key`] for a scan of many sets: the `k!` orders of the queries are built once per
+/// `k`, not once per set, and each order's key goes into one reused buffer.
+#[derive(Default)]
+pub(crate) struct OrbitKeys {
+    orders: Vec<Vec<usize>>,
+}
+
+impl OrbitKeys {
+    /// The key of `set`, as [`set_orbit_key`].
+    pub(crate) fn key(&mut self, set: &RowSet) -> Vec<(u32, u32)> {
+        let k = set.k();
+        if self.orders.first().map(Vec::len) != Some(k) {
+            self.orders = permutations(k);
+        }
+        let mut least: Option<Vec<(u32, u32)>> = None;
+        let mut v = Vec::with_capacity(set.patterns.len());
+        for order in &self.orders {
+            v.clear();
+            v.extend(set.patterns.iter().zip(&set.sizes).map(|(&pat, &size)| {
                 (
                     (0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i),
                     size,
                 )
-            })
-            .collect();
-        v.sort();
-        if best.as_ref().is_none_or(|b| v < *b) {
-            best = Some(v);
+            }));
+            v.sort_unstable();
+            match &mut least {
+                Some(l) if *l <= v => {}
+                Some(l) => l.clone_from(&v),
+                None => least = Some(v.clone()),
+            }
         }
+        least.unwrap_or_default()
     }
-    best.unwrap_or_default()
 }
 
 /// Every permutation of `0..k`.
@@ -683,6 +699,7 @@ fn subsets_at_most(n: usize, k: usize, limit: u128) -> bool {
 fn extended_candidates(m: u32, pool: &[u64], base: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
     let mut classes: std::collections::BTreeMap<Vec<(u32, u32)>, Vec<u64>> =
         std::collections::BTreeMap::new();
+    let mut keys = OrbitKeys::default();
     for rows in base {
         for &t in pool {
             if rows.contains(&t) {
@@ -691,7 +708,7 @@ fn extended_candidates(m: u32, pool: &[u64], base: Vec<Vec<u64>>) -> Vec<Vec<u64
             let mut r = rows.clone();
             r.push(t);
             if let Ok(set) = RowSet::new(m, 3, &r) {
-                classes.entry(set_orbit_key(&set)).or_insert(r);
+                classes.entry(keys.key(&set)).or_insert(r);
             }
         }
     }
@@ -713,10 +730,11 @@ fn set_candidates(m: u32, pool: &[u64], k: usize) -> Vec<Vec<u64>> {
         return out;
     }
     let mut idx: Vec<usize> = (0..k).collect();
+    let mut keys = OrbitKeys::default();
     loop {
         let rows: Vec<u64> = idx.iter().map(|&i| pool[i]).collect();
         if let Ok(set) = RowSet::new(m, 3, &rows) {
-            if seen.insert(set_orbit_key(&set)) {
+            if seen.insert(keys.key(&set)) {
                 out.push(rows);
             }
         }

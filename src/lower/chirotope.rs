@@ -398,13 +398,14 @@ pub fn chirotope_tree(
 /// `k`-set contains a `(k - 1)`-set, which a coordinate permutation maps to its class
 /// representative). Much faster than scanning all `k`-subsets for `k >= 5`.
 pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
-    use super::case_tree::{all_set_candidates, set_orbit_key};
+    use super::case_tree::{all_set_candidates, OrbitKeys};
     if k <= 4 {
         return all_set_candidates(m, k);
     }
     let base = extension_candidates(m, k - 1);
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
+    let mut keys = OrbitKeys::default();
     for rows in base {
         for t in 1..1u64 << m {
             if rows.contains(&t) {
@@ -413,7 +414,7 @@ pub fn extension_candidates(m: u32, k: usize) -> Vec<Vec<u64>> {
             let mut r = rows.clone();
             r.push(t);
             if let Ok(set) = RowSet::new(m, 3, &r) {
-                if seen.insert(set_orbit_key(&set)) {
+                if seen.insert(keys.key(&set)) {
                     out.push(r);
                 }
             }
