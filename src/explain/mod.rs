@@ -289,27 +289,38 @@ fn worst_sequence(cert: &CertificateFile) -> Option<(Vec<u64>, usize, Q)> {
     let rank = cert.claim.rank as usize;
     let model = crate::cert::convert::model_from_json(cert.model.as_ref()?, m, rank).ok()?;
     let tokens = 1usize << m;
+    // K(q, z) and K(q, z) G(q, z) once per pair of tokens.
     let mut kernel = vec![Q::zero(); tokens * tokens];
-    let mut value = vec![Q::zero(); tokens * tokens];
+    let mut weighted = vec![Q::zero(); tokens * tokens];
     for q in 0..tokens {
         for z in 0..tokens {
-            kernel[q * tokens + z] = model.kernel(q as u64 as _, z as u64 as _);
-            value[q * tokens + z] = model.values().get(q as u64 as _, z as u64 as _);
+            let k = model.kernel(q as u64 as _, z as u64 as _);
+            weighted[q * tokens + z] = &k * model.values().get(q as u64 as _, z as u64 as _);
+            kernel[q * tokens + z] = k;
         }
     }
+    // The output at a position depends on its token and the multiset of the sequence only, so
+    // each is computed once; the sequences are still visited in order, so that the first of
+    // equal errors is the one named, as by a plain scan.
+    let mut outputs: std::collections::HashMap<(u64, Vec<u64>), Option<Q>> =
+        std::collections::HashMap::new();
     let mut best: Option<(Vec<u64>, usize, Q)> = None;
     for seq in crate::task::sequences::Sequences::new(m, n) {
+        let mut multiset: Vec<u64> = seq.iter().map(|&t| t as u64).collect();
+        multiset.sort_unstable();
         for (i, &x) in seq.iter().enumerate() {
-            let (mut num, mut den) = (Q::zero(), Q::zero());
-            for &z in &seq {
-                let k = &kernel[x as usize * tokens + z as usize];
-                den += k;
-                num += k * &value[x as usize * tokens + z as usize];
-            }
-            if den.is_zero() {
-                return None;
-            }
-            let e = num / den - Q::from_integer(crate::task::target(&seq, i).into());
+            let y = outputs
+                .entry((x as u64, multiset.clone()))
+                .or_insert_with(|| {
+                    let (mut num, mut den) = (Q::zero(), Q::zero());
+                    for &z in &seq {
+                        den += &kernel[x as usize * tokens + z as usize];
+                        num += &weighted[x as usize * tokens + z as usize];
+                    }
+                    (!den.is_zero()).then(|| num / den)
+                })
+                .clone()?;
+            let e = y - Q::from_integer(crate::task::target(&seq, i).into());
             if best.as_ref().is_none_or(|b| e.abs() > b.2.abs()) {
                 best = Some((seq.iter().map(|&t| t as u64).collect(), i, e));
             }
