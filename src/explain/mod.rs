@@ -300,26 +300,32 @@ fn worst_sequence(cert: &CertificateFile) -> Option<(Vec<u64>, usize, Q)> {
         }
     }
     // The output at a position depends on its token and the multiset of the sequence only, so
-    // each is computed once; the sequences are still visited in order, so that the first of
-    // equal errors is the one named, as by a plain scan.
-    let mut outputs: std::collections::HashMap<(u64, Vec<u64>), Option<Q>> =
+    // the outputs of each multiset (one per element, in its sorted order) are computed once; the
+    // sequences are still visited in order, so that the first of equal errors is the one named,
+    // as by a plain scan.
+    let mut outputs: std::collections::HashMap<Vec<u64>, Vec<Option<Q>>> =
         std::collections::HashMap::new();
     let mut best: Option<(Vec<u64>, usize, Q)> = None;
     for seq in crate::task::sequences::Sequences::new(m, n) {
         let mut multiset: Vec<u64> = seq.iter().map(|&t| t as u64).collect();
         multiset.sort_unstable();
-        for (i, &x) in seq.iter().enumerate() {
-            let y = outputs
-                .entry((x as u64, multiset.clone()))
-                .or_insert_with(|| {
+        if !outputs.contains_key(&multiset) {
+            let ys = (multiset.iter())
+                .map(|&x| {
                     let (mut num, mut den) = (Q::zero(), Q::zero());
-                    for &z in &seq {
+                    for &z in &multiset {
                         den += &kernel[x as usize * tokens + z as usize];
                         num += &weighted[x as usize * tokens + z as usize];
                     }
                     (!den.is_zero()).then(|| num / den)
                 })
-                .clone()?;
+                .collect();
+            outputs.insert(multiset.clone(), ys);
+        }
+        let ys = &outputs[&multiset];
+        for (i, &x) in seq.iter().enumerate() {
+            let at = multiset.binary_search(&(x as u64)).ok()?;
+            let y = ys[at].clone()?;
             let e = y - Q::from_integer(crate::task::target(&seq, i).into());
             if best.as_ref().is_none_or(|b| e.abs() > b.2.abs()) {
                 best = Some((seq.iter().map(|&t| t as u64).collect(), i, e));
