@@ -32,73 +32,106 @@ pub const MAX_BRUTE_SEQUENCES: u64 = 1 << 16;
 /// Explains the certificate at `path`: checks it, then renders its proof. `Err` if the file
 /// cannot be read or the checker rejects it.
 pub fn explain(path: &Path, style: Style, full: bool) -> Result<String, String> {
-    let raw = read_capped(path)?;
-    let cert = crate::cert::io::certificate_from_bytes(&raw, path)?;
-    let proven = check(
-        &cert,
-        CheckOptions {
-            max_error_up_to_m: 8,
-        },
-    )
-    .map_err(|e| {
-        format!(
-            "{}: not explained, the checker rejects it: {e}",
-            path.display()
-        )
-    })?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut d = Doc::new(style);
-    d.title(&format!("{}: ${}$", d.text(&name), claim_math(&proven)));
-    let mut intro = format!(
-        "Certificate {} (SHA-256 {}), kind {}, for $m = {}$ bits per token and sequences of length $N = {}$. It was verified by {} in exact rational arithmetic.",
-        d.code(&name),
-        d.code(&sha256_hex(&raw)),
-        d.code(&proven.kind),
-        proven.m,
-        proven.length,
-        d.code("nkrank-check")
-    );
-    if let Some(p) = &cert.provenance {
-        intro += &format!(
-            " It was found by {} ({}); the proof below does not depend on how.",
-            d.text(&p.method),
-            d.code(&p.command)
-        );
-    }
-    d.para(&intro);
-    d.para(&format!(
-        "Setting. A model of rank $r$ is a kernel $K = U V^\\top$ with $U, V \\ge 0$ of size $2^{{{m}}} \\times r$ and values $G$. At position $i$ of a sequence $X = (x_1, \\dots, x_N)$ it outputs $y_i = \\sum_j K(x_i, x_j) G(x_i, x_j) / \\sum_j K(x_i, x_j)$; it solves Min-IP if $|y_i - t_i| < 1/2$ with $t_i = \\min_j \\langle x_i, x_j \\rangle$ for every sequence and position. $r^*(m, N)$ is the least rank of a solving model. Tokens are written as {m}-bit strings, bit $m-1$ first. Equivalently, with $k = K(q, \\cdot)$ and $w = K(q, \\cdot) G(q, \\cdot)$ the row of a query $q$, position $i$ holding $q$ requires the two strict linear inequalities $L$: $\\sum_{{z \\in X}} (2 w(z) - (2t - 1) k(z)) > 0$ and $H$: $\\sum_{{z \\in X}} ((2t + 1) k(z) - 2 w(z)) > 0$ (the constraints scaled by 2; docs/PROOFS.md L3).",
-        m = proven.m
-    ));
-    match cert.kind.as_str() {
-        KIND_MODEL => model(&mut d, &cert, &proven, cert.model.as_ref()),
-        KIND_RANK1 => rank1(
-            &mut d,
+    Ok(Checked::read(path)?.render(style, full))
+}
+
+/// A certificate that the exact checker accepted, with what it proves: the input of every
+/// rendering, so that one check serves several styles.
+pub struct Checked {
+    name: String,
+    raw: Vec<u8>,
+    cert: CertificateFile,
+    proven: Proven,
+}
+
+impl Checked {
+    /// Reads the certificate at `path` and checks it (with the exact maximal error of a model
+    /// up to `m = 8`). `Err` if the file cannot be read or the checker rejects it.
+    pub fn read(path: &Path) -> Result<Checked, String> {
+        let raw = read_capped(path)?;
+        let cert = crate::cert::io::certificate_from_bytes(&raw, path)?;
+        let proven = check(
             &cert,
-            cert.multipliers.as_deref().unwrap_or(&[]),
-            full,
-        ),
-        KIND_ROW_RATIO => {
-            if let Some(r) = &cert.ratio {
-                ratio(&mut d, &cert, r, full, true)
-            }
-        }
-        KIND_FOOLING => {
-            if let Some(f) = &cert.fooling {
-                fooling(&mut d, &cert, &proven, f, full)
-            }
-        }
-        KIND_CASE_TREE => {
-            if let Some(t) = &cert.case_tree {
-                case_tree(&mut d, &cert, &proven, t, full)
-            }
-        }
-        _ => {}
+            CheckOptions {
+                max_error_up_to_m: 8,
+            },
+        )
+        .map_err(|e| {
+            format!(
+                "{}: not explained, the checker rejects it: {e}",
+                path.display()
+            )
+        })?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(Checked {
+            name,
+            raw,
+            cert,
+            proven,
+        })
     }
-    Ok(d.finish())
+
+    /// What the checker proved from the file.
+    pub fn proven(&self) -> &Proven {
+        &self.proven
+    }
+
+    /// The proof in `style`; `full` lists every item of long lists.
+    pub fn render(&self, style: Style, full: bool) -> String {
+        let (name, cert, proven) = (&self.name, &self.cert, &self.proven);
+        let mut d = Doc::new(style);
+        d.title(&format!("{}: ${}$", d.text(name), claim_math(proven)));
+        let mut intro = format!(
+            "Certificate {} (SHA-256 {}), kind {}, for $m = {}$ bits per token and sequences of length $N = {}$. It was verified by {} in exact rational arithmetic.",
+            d.code(name),
+            d.code(&sha256_hex(&self.raw)),
+            d.code(&proven.kind),
+            proven.m,
+            proven.length,
+            d.code("nkrank-check")
+        );
+        if let Some(p) = &cert.provenance {
+            intro += &format!(
+                " It was found by {} ({}); the proof below does not depend on how.",
+                d.text(&p.method),
+                d.code(&p.command)
+            );
+        }
+        d.para(&intro);
+        d.para(&format!(
+            "Setting. A model of rank $r$ is a kernel $K = U V^\\top$ with $U, V \\ge 0$ of size $2^{{{m}}} \\times r$ and values $G$. At position $i$ of a sequence $X = (x_1, \\dots, x_N)$ it outputs $y_i = \\sum_j K(x_i, x_j) G(x_i, x_j) / \\sum_j K(x_i, x_j)$; it solves Min-IP if $|y_i - t_i| < 1/2$ with $t_i = \\min_j \\langle x_i, x_j \\rangle$ for every sequence and position. $r^*(m, N)$ is the least rank of a solving model. Tokens are written as {m}-bit strings, bit $m-1$ first. Equivalently, with $k = K(q, \\cdot)$ and $w = K(q, \\cdot) G(q, \\cdot)$ the row of a query $q$, position $i$ holding $q$ requires the two strict linear inequalities $L$: $\\sum_{{z \\in X}} (2 w(z) - (2t - 1) k(z)) > 0$ and $H$: $\\sum_{{z \\in X}} ((2t + 1) k(z) - 2 w(z)) > 0$ (the constraints scaled by 2; docs/PROOFS.md L3).",
+            m = proven.m
+        ));
+        match cert.kind.as_str() {
+            KIND_MODEL => model(&mut d, cert, proven, cert.model.as_ref()),
+            KIND_RANK1 => rank1(
+                &mut d,
+                cert,
+                cert.multipliers.as_deref().unwrap_or(&[]),
+                full,
+            ),
+            KIND_ROW_RATIO => {
+                if let Some(r) = &cert.ratio {
+                    ratio(&mut d, cert, r, full, true)
+                }
+            }
+            KIND_FOOLING => {
+                if let Some(f) = &cert.fooling {
+                    fooling(&mut d, cert, proven, f, full)
+                }
+            }
+            KIND_CASE_TREE => {
+                if let Some(t) = &cert.case_tree {
+                    case_tree(&mut d, cert, proven, t, full)
+                }
+            }
+            _ => {}
+        }
+        d.finish()
+    }
 }
 
 /// The claim as a formula.
