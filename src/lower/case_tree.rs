@@ -13,6 +13,7 @@
 //! trusted: both signs are tried. A leaf is returned only after the checker's own code
 //! accepted it.
 
+use super::permutations::query_orders;
 use crate::cert::format::{
     CaseLeafJson, CaseMultiplierJson, CaseTreeJson, RelationEntryJson, RelationJson,
 };
@@ -27,6 +28,7 @@ use good_lp::{
 };
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Margins above this make a split open (float evidence only: it merely stops a search).
@@ -603,11 +605,12 @@ pub fn set_orbit_key(set: &RowSet) -> Vec<(u32, u32)> {
     OrbitKeys::default().key(set)
 }
 
-/// [`set_orbit_key`] for a scan of many sets: the `k!` orders of the queries are built once per
-/// `k`, not once per set, and each order's key goes into one reused buffer.
+/// [`set_orbit_key`] for a scan of many sets: the `k!` orders of the queries are taken once per
+/// `k` from [`query_orders`] (kept for the process up to `k = 8`, held here beyond), not built
+/// once per set, and each order's key goes into one reused buffer.
 #[derive(Default)]
 pub(crate) struct OrbitKeys {
-    orders: Vec<Vec<usize>>,
+    orders: Cow<'static, [Vec<usize>]>,
 }
 
 impl OrbitKeys {
@@ -615,11 +618,11 @@ impl OrbitKeys {
     pub(crate) fn key(&mut self, set: &RowSet) -> Vec<(u32, u32)> {
         let k = set.k();
         if self.orders.first().map(Vec::len) != Some(k) {
-            self.orders = permutations(k);
+            self.orders = query_orders(k);
         }
         let mut least: Option<Vec<(u32, u32)>> = None;
         let mut v = Vec::with_capacity(set.patterns.len());
-        for order in &self.orders {
+        for order in self.orders.iter() {
             v.clear();
             v.extend(set.patterns.iter().zip(&set.sizes).map(|(&pat, &size)| {
                 (
@@ -636,28 +639,6 @@ impl OrbitKeys {
         }
         least.unwrap_or_default()
     }
-}
-
-/// Every permutation of `0..k`.
-pub fn permutations_of(k: usize) -> Vec<Vec<usize>> {
-    permutations(k)
-}
-
-fn permutations(k: usize) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new()];
-    for x in 0..k {
-        out = out
-            .into_iter()
-            .flat_map(|p: Vec<usize>| {
-                (0..=p.len()).map(move |pos| {
-                    let mut q = p.clone();
-                    q.insert(pos, x);
-                    q
-                })
-            })
-            .collect();
-    }
-    out
 }
 
 /// Candidate query sets for order trees: `k` queries of weight 2 (graphs with `k` edges on

@@ -20,8 +20,8 @@
 //! written.
 
 use super::aggregated::solve_with_point;
-use super::case_tree::permutations_of;
 use super::case_tree::LeafOutcome;
+use super::permutations::query_orders;
 use super::runs::binary;
 use super::witness::is_exact_witness;
 use crate::chirotope::chirotopes;
@@ -45,8 +45,8 @@ pub const QUAD_SPLITS: [u32; 7] = [1, 3, 5, 7, 9, 11, 13];
 fn pattern_maps(k: usize) -> &'static [Vec<u8>] {
     static MAPS: [OnceLock<Vec<Vec<u8>>>; 8] = [const { OnceLock::new() }; 8];
     MAPS[k].get_or_init(|| {
-        permutations_of(k)
-            .into_iter()
+        query_orders(k)
+            .iter()
             .map(|sigma| {
                 (0..1usize << k)
                     .map(|x| (0..k).fold(0u8, |a, i| a | (((x >> sigma[i]) & 1) as u8) << i))

@@ -10,6 +10,7 @@ pub mod cover_scan;
 pub mod cubes;
 pub mod fooling;
 pub mod hint_checkpoint;
+pub mod permutations;
 pub mod ratio_lp;
 pub mod row_set_scan;
 pub mod row_sets;

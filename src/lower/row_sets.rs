@@ -194,7 +194,7 @@ pub fn graph_classes(m: u32, edges: usize) -> Option<Vec<Vec<Token>>> {
         .collect();
     // Each permutation as a table of the edges' images, so that the least image of a set is
     // found with one buffer and no allocation per permutation (at m = 7, 5,040 of them).
-    let images: Vec<Vec<Token>> = (permutations(m as usize).iter())
+    let images: Vec<Vec<Token>> = (super::permutations::query_orders(m as usize).iter())
         .map(|p| all.iter().map(|&t| permute(t, p)).collect())
         .collect();
     let canonical = |set: &[usize]| -> Vec<Token> {
@@ -227,17 +227,6 @@ pub fn graph_classes(m: u32, edges: usize) -> Option<Vec<Vec<Token>>> {
         classes = next;
     }
     Some(classes.into_iter().collect())
-}
-
-/// Every permutation of `0..k`.
-fn permutations(k: usize) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new()];
-    for i in 0..k {
-        out = (out.iter())
-            .flat_map(|p| (0..=i).map(move |pos| [&p[..pos], &[i], &p[pos..]].concat()))
-            .collect();
-    }
-    out
 }
 
 /// Token `t` with coordinate `i` moved to `p[i]`.
