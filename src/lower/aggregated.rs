@@ -18,7 +18,9 @@
 //! y f(q) + sum nu^A f + sum nu^B f`. Those multisets form a small [`System`], on which the exact
 //! extraction of [`super::case_tree`] runs unchanged, and the checker sees an ordinary leaf.
 
-use super::case_tree::{exact_leaf, orbits, LeafOutcome, System, OPEN_MARGIN};
+use super::case_tree::{
+    add_relations_and_norm, exact_leaf, orbits, LeafOutcome, System, OPEN_MARGIN,
+};
 use crate::check::case_tree_cert::Relation;
 use crate::ratio::RatioSide;
 use crate::relation::{side_coefficients, Orbit, RelKey, RowSet};
@@ -138,19 +140,7 @@ pub fn solve_with_point(
         a_refs.push(ar);
         b_refs.push(br);
     }
-    let mut eq_refs = Vec::new();
-    for (pos, neg) in relations {
-        for o in 0..n {
-            let e: Expression = pos
-                .iter()
-                .map(|&i| 1.0 * x[i * n + o])
-                .chain(neg.iter().map(|&i| -1.0 * x[i * n + o]))
-                .sum();
-            eq_refs.push(lp.add_constraint(e.eq(0.0)));
-        }
-    }
-    let norm: Expression = (0..k * n).map(|v| x[v]).sum();
-    lp.add_constraint(norm.eq(1.0));
+    let eq_refs = add_relations_and_norm(&mut lp, &x, relations, k, n);
     let mut sol = lp
         .solve()
         .map_err(|e| format!("HiGHS failed on an aggregated case-tree LP: {e}"))?;

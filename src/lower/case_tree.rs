@@ -22,9 +22,11 @@ use crate::lp::exact::{rationalize, solve_sparse_with_hint};
 use crate::ratio::RatioSide;
 use crate::rational::{format_q, Q};
 use crate::relation::{orders, splits, Orbit, RelKey, RelVar, RowSet};
+use good_lp::constraint::ConstraintReference;
+use good_lp::solvers::highs::HighsProblem;
 use good_lp::{
     highs, variable, DualValues, Expression, ProblemVariables, Solution, SolutionWithDual,
-    SolverModel,
+    SolverModel, Variable,
 };
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
@@ -163,6 +165,34 @@ fn key_row(set: &RowSet, index: &HashMap<Orbit, usize>, key: &RelKey) -> Vec<(us
     r
 }
 
+/// Adds to a case's LP the equations of its `relations` on the kernel variables `x[i n + o]`
+/// (query `i`, orbit `o` of `n`; one equation per relation and orbit, the positive queries' sum
+/// equal to the negative ones') and the normalisation that the `k n` kernel variables sum to 1.
+/// Returns the equations' references in that order (relation by relation, orbit by orbit), the
+/// order of the multipliers `lambda` of an exact leaf.
+pub(crate) fn add_relations_and_norm(
+    lp: &mut HighsProblem,
+    x: &[Variable],
+    relations: &[Relation],
+    k: usize,
+    n: usize,
+) -> Vec<ConstraintReference> {
+    let mut eq_refs = Vec::with_capacity(relations.len() * n);
+    for (pos, neg) in relations {
+        for o in 0..n {
+            let e: Expression = pos
+                .iter()
+                .map(|&i| 1.0 * x[i * n + o])
+                .chain(neg.iter().map(|&i| -1.0 * x[i * n + o]))
+                .sum();
+            eq_refs.push(lp.add_constraint(e.eq(0.0)));
+        }
+    }
+    let norm: Expression = (0..k * n).map(|v| x[v]).sum();
+    lp.add_constraint(norm.eq(1.0));
+    eq_refs
+}
+
 /// Solves the LP of one case (its relations) and, when its margin is 0, returns an exact leaf
 /// for the case `case`.
 pub fn solve_case(
@@ -192,19 +222,7 @@ pub fn solve_case(
         let e: Expression = r.iter().map(|&(v, c)| c as f64 * x[v]).sum();
         refs.push(lp.add_constraint((e - delta).geq(0.0)));
     }
-    let mut eq_refs = Vec::new();
-    for (pos, neg) in relations {
-        for o in 0..n {
-            let e: Expression = pos
-                .iter()
-                .map(|&i| 1.0 * x[i * n + o])
-                .chain(neg.iter().map(|&i| -1.0 * x[i * n + o]))
-                .sum();
-            eq_refs.push(lp.add_constraint(e.eq(0.0)));
-        }
-    }
-    let norm: Expression = (0..k * n).map(|v| x[v]).sum();
-    lp.add_constraint(norm.eq(1.0));
+    let eq_refs = add_relations_and_norm(&mut lp, &x, relations, k, n);
     let mut sol = lp
         .solve()
         .map_err(|e| format!("HiGHS failed on a case-tree LP: {e}"))?;

@@ -74,6 +74,19 @@ impl Dense {
     fn nvars(&self) -> usize {
         2 * self.orbits.len()
     }
+
+    /// The primal variables, one per column: the `k` (even columns) nonnegative, the `w` free.
+    fn primal_variables(&self, vars: &mut ProblemVariables) -> Vec<Variable> {
+        (0..self.nvars())
+            .map(|v| {
+                vars.add(if v % 2 == 0 {
+                    variable().min(0.0)
+                } else {
+                    variable()
+                })
+            })
+            .collect()
+    }
 }
 
 /// The outcome of one ratio computation.
@@ -98,28 +111,24 @@ fn lp_err(e: ResolutionError) -> String {
     format!("LP solver: {e}")
 }
 
+/// `A_r x`: one constraint's row of coefficients applied to the primal variables.
+fn row_expression(r: &[i64], x: &[Variable]) -> Expression {
+    r.iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .map(|(v, &c)| c as f64 * x[v])
+        .sum()
+}
+
 /// Primal LP: `max k_b` s.t. `k_a = 1`, `A x >= 0`. `Ok(None)` when unbounded.
 fn solve_primal(d: &Dense) -> Result<Option<Vec<f64>>, String> {
     let mut vars = ProblemVariables::new();
-    let x: Vec<Variable> = (0..d.nvars())
-        .map(|v| {
-            vars.add(if v % 2 == 0 {
-                variable().min(0.0)
-            } else {
-                variable()
-            })
-        })
-        .collect();
+    let x = d.primal_variables(&mut vars);
     let mut p = vars.maximise(x[d.kb]).using(highs).set_threads(1);
     p.set_verbose(false);
     p = p.with(Expression::from(x[d.ka]).eq(1.0));
     for r in &d.rows {
-        let e: Expression = r
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c != 0)
-            .map(|(v, &c)| c as f64 * x[v])
-            .sum();
+        let e = row_expression(r, &x);
         p = p.with(e.geq(0.0));
     }
     match p.solve() {
@@ -132,26 +141,13 @@ fn solve_primal(d: &Dense) -> Result<Option<Vec<f64>>, String> {
 /// Interior LP: `max delta` s.t. `k_a = 1`, `A x >= delta`, `delta <= 1`.
 fn solve_interior(d: &Dense) -> Result<Vec<f64>, String> {
     let mut vars = ProblemVariables::new();
-    let x: Vec<Variable> = (0..d.nvars())
-        .map(|v| {
-            vars.add(if v % 2 == 0 {
-                variable().min(0.0)
-            } else {
-                variable()
-            })
-        })
-        .collect();
+    let x = d.primal_variables(&mut vars);
     let delta = vars.add(variable().max(1.0));
     let mut p = vars.maximise(delta).using(highs).set_threads(1);
     p.set_verbose(false);
     p = p.with(Expression::from(x[d.ka]).eq(1.0));
     for r in &d.rows {
-        let e: Expression = r
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c != 0)
-            .map(|(v, &c)| c as f64 * x[v])
-            .sum();
+        let e = row_expression(r, &x);
         p = p.with((e - delta).geq(0.0));
     }
     let s = p.solve().map_err(lp_err)?;

@@ -170,6 +170,24 @@ pub(crate) fn u_step(
     Some((u, margins))
 }
 
+/// Sparse random 0/1-ish keys, the start of a restart: each of the `r` features sees about half
+/// of the `n` tokens, with a weight drawn from `[0.5, 1.5)`.
+fn random_keys(n: usize, r: usize, rng: &mut ChaCha8Rng) -> Mat {
+    (0..n)
+        .map(|_| {
+            (0..r)
+                .map(|_| {
+                    if rng.gen_bool(0.5) {
+                        rng.gen_range(0.5..1.5)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Searches for a rank-`r` model; returns the first one that passes the fast exact verdict.
 pub fn search(
     m: u32,
@@ -186,20 +204,7 @@ pub fn search(
     let mut last_log = Instant::now();
     while Instant::now() < deadline {
         restart += 1;
-        // Sparse random 0/1-ish keys: each feature sees about half the tokens.
-        let v: Mat = (0..n)
-            .map(|_| {
-                (0..r)
-                    .map(|_| {
-                        if rng.gen_bool(0.5) {
-                            rng.gen_range(0.5..1.5)
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let v = random_keys(n, r, &mut rng);
         let (found, best) = rounds(m, length, v, deadline, &|round, least| {
             log(&format!(
                 "alternating: rank {r} restart {restart} round {round}: margin {least:.3e}"
@@ -390,20 +395,7 @@ fn polish(m: u32, length: usize, u: &SparseMatrix, v: &SparseMatrix) -> Option<S
 /// rank `r` from a random seeded `V`.
 pub fn step_cost(m: u32, length: usize, r: usize, seed: u64) -> Option<(f64, f64)> {
     let n = num_tokens(m);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let v: Mat = (0..n)
-        .map(|_| {
-            (0..r)
-                .map(|_| {
-                    if rng.gen_bool(0.5) {
-                        rng.gen_range(0.5..1.5)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    let v = random_keys(n, r, &mut ChaCha8Rng::seed_from_u64(seed));
     let t = Instant::now();
     let (u, _) = u_step(m, length, &v, None)?;
     let tu = t.elapsed().as_secs_f64();

@@ -321,6 +321,25 @@ fn swap_step(
     None
 }
 
+/// A table of LP values rounded to `bits` significant bits; entries far below the table's largest
+/// are LP noise and become 0.
+fn round_table(tab: &[Vec<f64>], bits: u32) -> Vec<Vec<Q>> {
+    let top = tab.iter().flatten().cloned().fold(0.0, f64::max);
+    tab.iter()
+        .map(|row| {
+            row.iter()
+                .map(|&x| {
+                    if x > 1e-10 * top {
+                        round_bits(x, bits)
+                    } else {
+                        Q::zero()
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Builds the exact model of a family solution: query profiles rounded to `bits` significant
 /// bits, blocks whose profile vanishes everywhere dropped, and type values `G = w / k` rounded
 /// to the simplest rational within `value_tol` (relative).
@@ -331,26 +350,11 @@ pub fn exact_model(
     bits: u32,
     value_tol: f64,
 ) -> Result<Model, String> {
-    // Round the query profiles; entries far below the weight's largest are LP noise.
+    // Round the query profiles and the block tables.
     let mut g: Vec<Vec<Vec<Q>>> = sol
         .weights
         .iter()
-        .map(|ws| {
-            let top = ws.g.iter().flatten().cloned().fold(0.0, f64::max);
-            ws.g.iter()
-                .map(|row| {
-                    row.iter()
-                        .map(|&x| {
-                            if x > 1e-10 * top {
-                                round_bits(x, bits)
-                            } else {
-                                Q::zero()
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
-        })
+        .map(|ws| round_table(&ws.g, bits))
         .collect();
     let used: Vec<usize> = (0..sol.blocks.len())
         .filter(|&b| g.iter().any(|gw| gw[b].iter().any(|x| !x.is_zero())))
@@ -361,23 +365,7 @@ pub fn exact_model(
     }
     let tables: Vec<Vec<Vec<Q>>> = used
         .iter()
-        .map(|&b| {
-            let tab = &sol.tables[b];
-            let top = tab.iter().flatten().cloned().fold(0.0, f64::max);
-            tab.iter()
-                .map(|row| {
-                    row.iter()
-                        .map(|&x| {
-                            if x > 1e-10 * top {
-                                round_bits(x, bits)
-                            } else {
-                                Q::zero()
-                            }
-                        })
-                        .collect()
-                })
-                .collect()
-        })
+        .map(|&b| round_table(&sol.tables[b], bits))
         .collect();
     let (u, v) = explicit_features(m, &blocks, &tables, &g);
     let mut gamma = Vec::with_capacity(m as usize + 1);
