@@ -39,7 +39,8 @@ pub fn explain(path: &Path, style: Style, full: bool) -> Result<String, String> 
 /// rendering, so that one check serves several styles.
 pub struct Checked {
     name: String,
-    raw: Vec<u8>,
+    /// SHA-256 of the file's stored bytes, computed once at reading.
+    sha256: String,
     cert: CertificateFile,
     proven: Proven,
 }
@@ -68,7 +69,7 @@ impl Checked {
             .unwrap_or_default();
         Ok(Checked {
             name,
-            raw,
+            sha256: sha256_hex(&raw),
             cert,
             proven,
         })
@@ -87,7 +88,7 @@ impl Checked {
         let mut intro = format!(
             "Certificate {} (SHA-256 {}), kind {}, for $m = {}$ bits per token and sequences of length $N = {}$. It was verified by {} in exact rational arithmetic.",
             d.code(name),
-            d.code(&sha256_hex(&self.raw)),
+            d.code(&self.sha256),
             d.code(&proven.kind),
             proven.m,
             proven.length,
