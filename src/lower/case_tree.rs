@@ -13,7 +13,7 @@
 //! trusted: both signs are tried. A leaf is returned only after the checker's own code
 //! accepted it.
 
-use super::permutations::query_orders;
+use super::permutations::PatternMaps;
 use crate::cert::format::{
     CaseLeafJson, CaseMultiplierJson, CaseTreeJson, RelationEntryJson, RelationJson,
 };
@@ -30,7 +30,6 @@ use good_lp::{
 };
 use num_traits::{One, Signed, Zero};
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Margins above this make a split open (float evidence only: it merely stops a search).
@@ -624,30 +623,27 @@ pub fn set_orbit_key(set: &RowSet) -> Vec<(u32, u32)> {
 }
 
 /// [`set_orbit_key`] for a scan of many sets: the `k!` orders of the queries are taken once per
-/// `k` from [`query_orders`] (kept for the process up to `k = 8`, held here beyond), not built
+/// `k` as [`PatternMaps`] (tabled for the process up to `k = 8`, held here beyond), not built
 /// once per set, and each order's key goes into one reused buffer.
 #[derive(Default)]
 pub(crate) struct OrbitKeys {
-    orders: Cow<'static, [Vec<usize>]>,
+    maps: PatternMaps,
 }
 
 impl OrbitKeys {
     /// The key of `set`, as [`set_orbit_key`].
     pub(crate) fn key(&mut self, set: &RowSet) -> Vec<(u32, u32)> {
         let k = set.k();
-        if self.orders.first().map(Vec::len) != Some(k) {
-            self.orders = query_orders(k);
+        if self.maps.k() != k {
+            self.maps = PatternMaps::new(k);
         }
         let mut least: Option<Vec<(u32, u32)>> = None;
         let mut v = Vec::with_capacity(set.patterns.len());
-        for order in self.orders.iter() {
+        for map in self.maps.iter() {
             v.clear();
-            v.extend(set.patterns.iter().zip(&set.sizes).map(|(&pat, &size)| {
-                (
-                    (0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i),
-                    size,
-                )
-            }));
+            v.extend(
+                (set.patterns.iter().zip(&set.sizes)).map(|(&pat, &size)| (map.apply(pat), size)),
+            );
             v.sort_unstable();
             match &mut least {
                 Some(l) if *l <= v => {}

@@ -234,17 +234,12 @@ pub fn split_key(m: u32, sub: &[u64], p: u32) -> Result<SplitKey, String> {
     let k = sub.len();
     let full = (1u32 << k) - 1;
     let mut best: Option<SplitKey> = None;
-    for order in super::permutations::query_orders(k).iter() {
-        // New index i holds old query order[i].
-        let map = |pat: u32| (0..k).fold(0u32, |acc, i| acc | ((pat >> order[i]) & 1) << i);
-        let mut v: Vec<(u32, u32)> = set
-            .patterns
-            .iter()
-            .zip(&set.sizes)
-            .map(|(&pat, &size)| (map(pat), size))
+    for map in super::permutations::PatternMaps::new(k).iter() {
+        let mut v: Vec<(u32, u32)> = (set.patterns.iter().zip(&set.sizes))
+            .map(|(&pat, &size)| (map.apply(pat), size))
             .collect();
         v.sort();
-        let mp = map(p);
+        let mp = map.apply(p);
         let key = (v, mp.min(full & !mp));
         if best.as_ref().is_none_or(|b| key < *b) {
             best = Some(key);

@@ -21,7 +21,7 @@
 
 use super::aggregated::solve_with_point;
 use super::case_tree::LeafOutcome;
-use super::permutations::query_orders;
+use super::permutations::{PatternMap, PatternMaps};
 use super::runs::binary;
 use super::witness::is_exact_witness;
 use crate::chirotope::chirotopes;
@@ -30,7 +30,6 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Largest `m` of the tables: a region count fits 3 bits in [`quad_key`] and a column of up to
 /// 7 queries fits 7 bits in [`set_key`].
@@ -39,22 +38,6 @@ pub const MAX_M_SCAN: u32 = 7;
 /// The 7 splits of four positions, as the mask `P` of the side holding position 0
 /// (`1, 3, ..., 13`; `15` is no split). Split number `s` is `P = 2 s + 1`.
 pub const QUAD_SPLITS: [u32; 7] = [1, 3, 5, 7, 9, 11, 13];
-
-/// For each permutation `sigma` of `0..k`, the image of every `k`-bit pattern: bit `i` of the
-/// image is bit `sigma[i]` of the pattern (new position `i` holds old position `sigma[i]`).
-fn pattern_maps(k: usize) -> &'static [Vec<u8>] {
-    static MAPS: [OnceLock<Vec<Vec<u8>>>; 8] = [const { OnceLock::new() }; 8];
-    MAPS[k].get_or_init(|| {
-        query_orders(k)
-            .iter()
-            .map(|sigma| {
-                (0..1usize << k)
-                    .map(|x| (0..k).fold(0u8, |a, i| a | (((x >> sigma[i]) & 1) as u8) << i))
-                    .collect()
-            })
-            .collect()
-    })
-}
 
 /// Number of coordinates in each of the 16 regions of four tokens (bit `j` of a region: the
 /// coordinate lies in token `j`).
@@ -68,8 +51,10 @@ fn quad_regions(m: u32, q: [u64; 4]) -> [u8; 16] {
 }
 
 /// The region counts after reordering the tokens by `map`, packed 3 bits per region.
-fn packed_regions(counts: &[u8; 16], map: &[u8]) -> u64 {
-    (0..16).fold(0u64, |a, x| a | u64::from(counts[x]) << (3 * map[x]))
+fn packed_regions(counts: &[u8; 16], map: PatternMap) -> u64 {
+    (0..16).fold(0u64, |a, x| {
+        a | u64::from(counts[x]) << (3 * map.apply(x as u32))
+    })
 }
 
 /// Canonical key of the split `P` (mask over the four positions, either side) of four distinct
@@ -77,10 +62,10 @@ fn packed_regions(counts: &[u8; 16], map: &[u8]) -> u64 {
 /// tokens map one onto the other, sides unordered. `m <= MAX_M_SCAN`.
 pub fn quad_key(m: u32, q: [u64; 4], p: u32) -> u64 {
     let counts = quad_regions(m, q);
-    pattern_maps(4)
+    PatternMaps::new(4)
         .iter()
         .map(|map| {
-            let mp = u32::from(map[p as usize & 15]);
+            let mp = map.apply(p & 15);
             let side = mp.min(15 & !mp);
             packed_regions(&counts, map) << 4 | u64::from(side)
         })
@@ -91,7 +76,7 @@ pub fn quad_key(m: u32, q: [u64; 4], p: u32) -> u64 {
 /// Canonical key of a set of four distinct tokens (up to coordinate permutations and order).
 pub fn quad_set_key(m: u32, q: [u64; 4]) -> u64 {
     let counts = quad_regions(m, q);
-    pattern_maps(4)
+    PatternMaps::new(4)
         .iter()
         .map(|map| packed_regions(&counts, map))
         .min()
@@ -109,9 +94,10 @@ pub fn set_key(m: u32, rows: &[u64]) -> u64 {
     }
     let mut best = u64::MAX;
     let mut v = [0u8; MAX_M_SCAN as usize];
-    for map in pattern_maps(k) {
+    for map in PatternMaps::new(k).iter() {
         for b in 0..m as usize {
-            v[b] = map[cols[b] as usize];
+            // k <= 7: the image is a k-bit pattern.
+            v[b] = map.apply(u32::from(cols[b])) as u8;
         }
         v[..m as usize].sort_unstable();
         let key = v[..m as usize]
