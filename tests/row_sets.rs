@@ -139,6 +139,13 @@ fn the_command_reports_a_solved_set() {
             "weights:4,3",
             "the rows of 5 queries (0111 1011 1101 1110 1111)",
         ),
+        // Beyond 16 queries a weights: set is named by its weights, not listed.
+        (
+            "5",
+            "3",
+            "weights:3, 2",
+            "the rows of 20 queries (every token of weights 3, 2)",
+        ),
     ] {
         let (ok, text) = row_sets(m, rank, queries);
         assert!(ok, "{queries}: {text}");

@@ -253,7 +253,8 @@ pub fn row_sets_run(a: &RowSetsArgs) -> Result<(), String> {
             bar.inc(1);
             continue;
         }
-        let solved = match evaluate(a, tokens, deadline, &say) {
+        let label = set_label(&a.queries, &names);
+        let solved = match evaluate(a, tokens, &label, deadline, &say) {
             Verdict::Cut => break,
             v => v == Verdict::Solved,
         };
@@ -294,15 +295,36 @@ pub enum Verdict {
     Cut,
 }
 
+/// Up to this many queries a set's log line lists them all.
+const LISTED_QUERIES: usize = 16;
+
+/// How a set's log line names its queries (`names`, in binary): all of them, or, for a
+/// `weights:` set of more than [`LISTED_QUERIES`], the weights (the command line lists them
+/// again, and 252 tokens on one line read as noise).
+fn set_label(queries: &str, names: &[String]) -> String {
+    match queries.strip_prefix("weights:") {
+        Some(ws) if names.len() > LISTED_QUERIES => {
+            let ws: Vec<&str> = ws.split(',').map(str::trim).collect();
+            let noun = if ws.len() == 1 { "weight" } else { "weights" };
+            format!("every token of {noun} {}", ws.join(", "))
+        }
+        _ => names.join(" "),
+    }
+}
+
 /// Trains the restarts of one set, prints each restart's errors and the set's verdict.
-fn evaluate(a: &RowSetsArgs, tokens: &[Token], deadline: Instant, say: &dyn Fn(String)) -> Verdict {
+fn evaluate(
+    a: &RowSetsArgs,
+    tokens: &[Token],
+    label: &str,
+    deadline: Instant,
+    say: &dyn Fn(String),
+) -> Verdict {
     let (m, r) = (a.m, a.rank);
-    let names: Vec<String> = tokens.iter().map(|&q| binary(m, q.into())).collect();
     say(format!(
-        "rank {r}, m = {m}, N = {}: the rows of {} queries ({})",
+        "rank {r}, m = {m}, N = {}: the rows of {} queries ({label})",
         a.length,
         tokens.len(),
-        names.join(" ")
     ));
     let runs = row_set(
         m,
@@ -447,7 +469,8 @@ fn minimize_run(a: &RowSetsArgs, set: &[Token], deadline: Instant) -> Result<(),
             say(format!("{key}: {word}, from the state file"));
             return v;
         }
-        let v = evaluate(a, s, deadline, &say);
+        // Every set of a descent but the first is a subset: its log line lists the queries.
+        let v = evaluate(a, s, &key.replace(',', " "), deadline, &say);
         if v != Verdict::Cut && failure.is_none() {
             let word = if v == Verdict::Solved {
                 "solved"
