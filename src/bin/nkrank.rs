@@ -48,92 +48,8 @@ enum Command {
         /// Look for a model of exactly this rank instead of running every step.
         #[arg(long)]
         rank: Option<usize>,
-        /// Time budget in seconds for the low-rank model search, per m.
-        #[arg(long, default_value_t = 60.0)]
-        time_limit: f64,
-        /// Seed of the model search.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Engine of the low-rank search: `auto` (structured family, then alternating LPs for
-        /// m <= 5 or training for m >= 6), `structured`, `alternating` or `train`.
-        #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-        engine: EngineArg,
-        /// Training restarts per rank (per shard); 0 only with `--from` (its starts alone).
-        #[arg(long, default_value_t = upper::DEFAULT_RESTARTS)]
-        restarts: u64,
-        /// Run only shard I of N (0-based) of the training restarts, e.g. `--shard 3/8`, so that
-        /// independent processes search disjoint seeds.
-        #[arg(long, value_parser = upper::train::Shard::parse)]
-        shard: Option<upper::train::Shard>,
-        /// Folders of certificates already known (besides --out): their valid bounds limit the
-        /// ranks searched (nothing below a certified lower bound, nothing above a certified
-        /// upper bound; no rank-1 decision where a certificate proves r* >= 3). Repeatable.
-        #[arg(long)]
-        known: Vec<PathBuf>,
-        /// Adam steps per training restart (default: 1500 for m <= 7, 1200 for m = 8, 2500
-        /// from m = 9 on); 0 trains nothing (a `--from` start that is trained already).
-        #[arg(long, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
-        steps: Option<u64>,
-        /// Training loss: `smooth-max` (default for m <= 9) or `hinge` (default from m = 10).
-        #[arg(long, value_enum)]
-        loss: Option<LossArg>,
-        /// A model certificate to start the training from: a model of rank r + 1 seeds the
-        /// descent to rank r (its least used feature pruned, or its two least used merged), a
-        /// model of rank r is itself the first start, and one of a lower rank is padded to
-        /// rank r (a gap feature for each coordinate without one, then weak features of two
-        /// coordinates). A model for m - 1 bits of rank r is lifted to m bits and rank r + 1
-        /// (a gap feature for the new coordinate) and used the same way. The file is checked
-        /// first. Also the best float model that a search
-        /// could not certify, which it keeps beside its checkpoint (`.nkfm`, named in the
-        /// log); with `--steps 0` such a start goes straight to the joint LP steps and the
-        /// polish.
-        #[arg(long)]
-        from: Option<PathBuf>,
-        /// LP polishing of a trained model that errs by 1/2 or more: `all` (every row's U by
-        /// its LP given V, then every row's values; at m = 10 about 2,000 LPs) or `worst-rows`
-        /// (only the rows within 0.002 of 1/2 or above; the others keep their trained values).
-        #[arg(long, value_enum)]
-        polish: Option<PolishArg>,
-        /// How the training restarts start: `random` log-features (default), or `gap`
-        /// features (one constant feature and one feature per coordinate `i` that is large
-        /// when the query has `i` and the key lacks it; --gap-features and --blocks give other
-        /// shapes); each restart jitters them by its seed.
-        #[arg(long, value_enum)]
-        start: Option<StartArg>,
-        /// With `--start gap`: this many coordinates get a gap feature, no feature is
-        /// constant, and the other features start random (the shape of the trained models of
-        /// m = 9 and 10). Default: the shape described under --start.
-        #[arg(long, requires = "start", conflicts_with = "blocks")]
-        gap_features: Option<usize>,
-        /// With `--start gap`: one feature per group of coordinates, e.g. `0;1;2;3;4,5,6`
-        /// (groups separated by `;`, coordinates by `,`): a group of one coordinate gets its
-        /// gap feature, a larger group a block feature that grows geometrically with the
-        /// group's coordinates that the key misses (the certified models of rank m - 2 at
-        /// m = 6 and 7 are m - 3 gap features and one block of three coordinates); no feature
-        /// is constant, features beyond the groups start random, groups beyond the rank are
-        /// left out.
-        #[arg(long, requires = "start", value_parser = upper::train::Blocks::parse)]
-        blocks: Option<upper::train::Blocks>,
-        /// After each training restart whose float maximal error is still 0.499 or more, at
-        /// most this many joint LP steps: `U`, `V` and the values move together, linearised
-        /// around the trained model inside a trust region, over the hardest sequences (L4);
-        /// a step is kept only if the float maximal error goes down. From m = 9 on, a descent
-        /// that ends below 1/2 is tried by the exact check at once. Default: none.
-        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
-        joint_lps: Option<u64>,
-        /// The starts that a model of one rank more gives (a `--from` file, or the model just
-        /// certified): `least` (default: its least used feature pruned, and its two least used
-        /// merged) or `all` (every feature pruned and every pair merged; with `--shard I/N`
-        /// the starts are split between the shards like the restarts) or `fade` (its least
-        /// used feature shrunk to nothing during the first 60 % of the training steps while
-        /// the others adapt, then dropped: one start) or `squeeze` (its least used feature
-        /// pushed down by joint LPs that keep the model's float error below 1/2, with no
-        /// training, then dropped: one start; at most `--joint-lps` LPs, 300 if not given).
-        #[arg(long, value_enum)]
-        descent: Option<DescentArg>,
-        /// Training schedule (default `classic`; each is described under its value below).
-        #[arg(long, value_enum)]
-        schedule: Option<upper::train::Schedule>,
+        #[command(flatten)]
+        search: SearchArgs,
     },
     /// Certified lower bounds beyond rank 1: row-ratio lemmas, fooling sets, the theory curve.
     Lower {
@@ -492,22 +408,93 @@ fn arg_name<T: clap::ValueEnum>(value: T) -> String {
 }
 
 /// Search options of `nkrank solve` beyond the bounds asked for.
+#[derive(clap::Args)]
 struct SearchArgs {
+    /// Time budget in seconds for the low-rank model search, per m.
+    #[arg(long, default_value_t = 60.0)]
     time_limit: f64,
+    /// Seed of the model search.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
-    engine: upper::Engine,
+    /// Engine of the low-rank search: `auto` (structured family, then alternating LPs for
+    /// m <= 5 or training for m >= 6), `structured`, `alternating` or `train`.
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
+    /// Training restarts per rank (per shard); 0 only with `--from` (its starts alone).
+    #[arg(long, default_value_t = upper::DEFAULT_RESTARTS)]
     restarts: u64,
+    /// Run only shard I of N (0-based) of the training restarts, e.g. `--shard 3/8`, so that
+    /// independent processes search disjoint seeds.
+    #[arg(long, value_parser = upper::train::Shard::parse)]
     shard: Option<upper::train::Shard>,
+    /// Folders of certificates already known (besides --out): their valid bounds limit the
+    /// ranks searched (nothing below a certified lower bound, nothing above a certified
+    /// upper bound; no rank-1 decision where a certificate proves r* >= 3). Repeatable.
+    #[arg(long)]
     known: Vec<PathBuf>,
+    /// Adam steps per training restart (default: 1500 for m <= 7, 1200 for m = 8, 2500
+    /// from m = 9 on); 0 trains nothing (a `--from` start that is trained already).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     steps: Option<u64>,
+    /// Training loss: `smooth-max` (default for m <= 9) or `hinge` (default from m = 10).
+    #[arg(long, value_enum)]
     loss: Option<LossArg>,
+    /// A model certificate to start the training from: a model of rank r + 1 seeds the
+    /// descent to rank r (its least used feature pruned, or its two least used merged), a
+    /// model of rank r is itself the first start, and one of a lower rank is padded to
+    /// rank r (a gap feature for each coordinate without one, then weak features of two
+    /// coordinates). A model for m - 1 bits of rank r is lifted to m bits and rank r + 1
+    /// (a gap feature for the new coordinate) and used the same way. The file is checked
+    /// first. Also the best float model that a search
+    /// could not certify, which it keeps beside its checkpoint (`.nkfm`, named in the
+    /// log); with `--steps 0` such a start goes straight to the joint LP steps and the
+    /// polish.
+    #[arg(long)]
     from: Option<PathBuf>,
+    /// LP polishing of a trained model that errs by 1/2 or more: `all` (every row's U by
+    /// its LP given V, then every row's values; at m = 10 about 2,000 LPs) or `worst-rows`
+    /// (only the rows within 0.002 of 1/2 or above; the others keep their trained values).
+    #[arg(long, value_enum)]
     polish: Option<PolishArg>,
+    /// How the training restarts start: `random` log-features (default), or `gap`
+    /// features (one constant feature and one feature per coordinate `i` that is large
+    /// when the query has `i` and the key lacks it; --gap-features and --blocks give other
+    /// shapes); each restart jitters them by its seed.
+    #[arg(long, value_enum)]
     start: Option<StartArg>,
+    /// With `--start gap`: this many coordinates get a gap feature, no feature is
+    /// constant, and the other features start random (the shape of the trained models of
+    /// m = 9 and 10). Default: the shape described under --start.
+    #[arg(long, requires = "start", conflicts_with = "blocks")]
     gap_features: Option<usize>,
+    /// With `--start gap`: one feature per group of coordinates, e.g. `0;1;2;3;4,5,6`
+    /// (groups separated by `;`, coordinates by `,`): a group of one coordinate gets its
+    /// gap feature, a larger group a block feature that grows geometrically with the
+    /// group's coordinates that the key misses (the certified models of rank m - 2 at
+    /// m = 6 and 7 are m - 3 gap features and one block of three coordinates); no feature
+    /// is constant, features beyond the groups start random, groups beyond the rank are
+    /// left out.
+    #[arg(long, requires = "start", value_parser = upper::train::Blocks::parse)]
     blocks: Option<upper::train::Blocks>,
+    /// After each training restart whose float maximal error is still 0.499 or more, at
+    /// most this many joint LP steps: `U`, `V` and the values move together, linearised
+    /// around the trained model inside a trust region, over the hardest sequences (L4);
+    /// a step is kept only if the float maximal error goes down. From m = 9 on, a descent
+    /// that ends below 1/2 is tried by the exact check at once. Default: none.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     joint_lps: Option<u64>,
+    /// The starts that a model of one rank more gives (a `--from` file, or the model just
+    /// certified): `least` (default: its least used feature pruned, and its two least used
+    /// merged) or `all` (every feature pruned and every pair merged; with `--shard I/N`
+    /// the starts are split between the shards like the restarts) or `fade` (its least
+    /// used feature shrunk to nothing during the first 60 % of the training steps while
+    /// the others adapt, then dropped: one start) or `squeeze` (its least used feature
+    /// pushed down by joint LPs that keep the model's float error below 1/2, with no
+    /// training, then dropped: one start; at most `--joint-lps` LPs, 300 if not given).
+    #[arg(long, value_enum)]
     descent: Option<DescentArg>,
+    /// Training schedule (default `classic`; each is described under its value below).
+    #[arg(long, value_enum)]
     schedule: Option<upper::train::Schedule>,
 }
 
@@ -639,46 +626,8 @@ fn main() -> ExitCode {
             length,
             out,
             rank,
-            time_limit,
-            seed,
-            engine,
-            restarts,
-            shard,
-            known,
-            steps,
-            loss,
-            from,
-            polish,
-            start,
-            gap_features,
-            blocks,
-            joint_lps,
-            descent,
-            schedule,
-        } => solve(
-            m,
-            length,
-            &out,
-            rank,
-            &SearchArgs {
-                time_limit,
-                seed,
-                engine: engine.engine(),
-                restarts,
-                shard,
-                known,
-                steps,
-                loss,
-                from,
-                polish,
-                start,
-                gap_features,
-                blocks,
-                joint_lps,
-                descent,
-                schedule,
-            },
-        ),
+            search,
+        } => solve(m, length, &out, rank, &search),
         Command::Table {
             format,
             paths,
@@ -839,8 +788,8 @@ fn solve(
         if wants_search {
             // The search depends on the seed and (when it binds) on the time limit: record both.
             let mut command = format!("{cmd} --time-limit {time_limit} --seed {seed}");
-            if args.engine != upper::Engine::Auto {
-                command += &format!(" --engine {}", args.engine.name());
+            if args.engine != EngineArg::Auto {
+                command += &format!(" --engine {}", args.engine.engine().name());
             }
             if args.restarts != upper::DEFAULT_RESTARTS {
                 command += &format!(" --restarts {}", args.restarts);
@@ -938,7 +887,7 @@ fn solve(
                 out_dir: out.to_path_buf(),
                 command,
                 lower_bound,
-                engine: args.engine,
+                engine: args.engine.engine(),
                 shard: args.shard.unwrap_or(upper::train::Shard::ALL),
                 restarts: args.restarts,
                 // Only what the --known folders certify: the output folder is read by the
