@@ -109,27 +109,10 @@ fn main() {
     println!("|---|---|---|---|---|---|");
     for m in args.m_from..=args.m_to.unwrap_or(args.m_from) {
         let opts = UpperOptions {
-            m,
-            length: args.length,
             rank: args.rank,
             time_limit_secs: args.time_limit,
             seed: args.seed,
-            out_dir: args.out.clone(),
-            command: command.clone(),
-            lower_bound: 1,
-            engine: nkrank::search::upper::Engine::Auto,
-            shard: nkrank::search::upper::train::Shard::ALL,
-            restarts: nkrank::search::upper::DEFAULT_RESTARTS,
-            known_upper: None,
-            train_steps: None,
-            train_loss: None,
-            start_model: None,
-            lift_start: None,
-            train_polish: None,
-            train_start: None,
-            train_joint: None,
-            train_descent: Default::default(),
-            train_schedule: None,
+            ..UpperOptions::new(m, args.length, args.out.clone(), command.clone())
         };
         let t = Instant::now();
         let res = run(&opts);

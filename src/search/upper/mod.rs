@@ -80,6 +80,38 @@ pub struct UpperOptions {
     pub lift_start: Option<(String, train::FloatModel)>,
 }
 
+impl UpperOptions {
+    /// The options of a search of `r*(m, length)` that writes into `out_dir` and records
+    /// `command`, everything else at its command-line default: no `--rank`, 60 s, seed 1, no
+    /// lower bound beyond 1, engine `auto`, every shard, [`DEFAULT_RESTARTS`], and none of the
+    /// training options. Callers set what they need with struct update syntax.
+    pub fn new(m: u32, length: u32, out_dir: PathBuf, command: String) -> UpperOptions {
+        UpperOptions {
+            m,
+            length,
+            rank: None,
+            time_limit_secs: 60.0,
+            seed: 1,
+            out_dir,
+            command,
+            lower_bound: 1,
+            engine: Engine::Auto,
+            shard: train::Shard::ALL,
+            restarts: DEFAULT_RESTARTS,
+            known_upper: None,
+            train_steps: None,
+            train_loss: None,
+            train_polish: None,
+            train_start: None,
+            train_joint: None,
+            train_descent: train::Descent::default(),
+            train_schedule: None,
+            start_model: None,
+            lift_start: None,
+        }
+    }
+}
+
 /// The engines of the low-rank search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {

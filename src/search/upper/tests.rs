@@ -138,27 +138,8 @@ fn alternating_finds_low_rank_models() {
 fn run_writes_checked_certificates() {
     let dir = std::env::temp_dir().join(format!("nkrank-upper-test-{}", std::process::id()));
     let opts = UpperOptions {
-        m: 3,
-        length: 3,
         rank: Some(4),
-        time_limit_secs: 60.0,
-        seed: 1,
-        out_dir: dir.clone(),
-        command: "test".into(),
-        lower_bound: 1,
-        engine: super::Engine::Auto,
-        shard: super::train::Shard::ALL,
-        restarts: super::DEFAULT_RESTARTS,
-        known_upper: None,
-        train_steps: None,
-        train_loss: None,
-        start_model: None,
-        lift_start: None,
-        train_polish: None,
-        train_start: None,
-        train_joint: None,
-        train_descent: Default::default(),
-        train_schedule: None,
+        ..UpperOptions::new(3, 3, dir.clone(), "test".into())
     };
     let (path, proven) = run(&opts).expect("runs").expect("finds a model");
     assert!(proven.rank <= 4);
@@ -219,27 +200,11 @@ fn checkpoint_resumes() {
     use super::train::{Checkpoint, Shard};
     let dir = std::env::temp_dir().join(format!("nkrank-upper-ck-test-{}", std::process::id()));
     let opts = UpperOptions {
-        m: 3,
-        length: 3,
         rank: Some(1),
         time_limit_secs: 120.0,
-        seed: 1,
-        out_dir: dir.clone(),
-        command: "test".into(),
-        lower_bound: 1,
         engine: super::Engine::Train,
-        shard: Shard::ALL,
         restarts: 2,
-        known_upper: None,
-        train_steps: None,
-        train_loss: None,
-        start_model: None,
-        lift_start: None,
-        train_polish: None,
-        train_start: None,
-        train_joint: None,
-        train_descent: Default::default(),
-        train_schedule: None,
+        ..UpperOptions::new(3, 3, dir.clone(), "test".into())
     };
     let ck = Checkpoint {
         m: 3,
