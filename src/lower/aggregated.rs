@@ -19,7 +19,7 @@
 //! extraction of [`super::case_tree`] runs unchanged, and the checker sees an ordinary leaf.
 
 use super::case_tree::{
-    add_relations_and_norm, exact_leaf, orbits, LeafOutcome, System, OPEN_MARGIN,
+    add_relations_and_norm, case_variables, exact_leaf, orbits, LeafOutcome, System, OPEN_MARGIN,
 };
 use crate::check::case_tree_cert::Relation;
 use crate::ratio::RatioSide;
@@ -65,16 +65,7 @@ pub fn solve_with_point(
     let orbits = orbits(set);
     let (k, n) = (set.k(), orbits.len());
     let mut vars = ProblemVariables::new();
-    let x: Vec<_> = (0..2 * k * n)
-        .map(|v| {
-            if v < k * n {
-                vars.add(variable().min(0.0))
-            } else {
-                vars.add(variable())
-            }
-        })
-        .collect();
-    let delta = vars.add(variable().max(1.0));
+    let (x, delta) = case_variables(&mut vars, k * n, 2 * k * n);
     let mut blocks = Vec::new();
     for i in 0..k {
         let own = set.rows[i].count_ones();

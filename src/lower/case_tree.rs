@@ -164,6 +164,25 @@ fn key_row(set: &RowSet, index: &HashMap<Orbit, usize>, key: &RelKey) -> Vec<(us
     r
 }
 
+/// The variables of a case's LP, `total` of them: the `kn` kernel entries first (nonnegative),
+/// then the values (free); and the margin `delta >= 1` (the LP maximizes it).
+pub(crate) fn case_variables(
+    vars: &mut ProblemVariables,
+    kn: usize,
+    total: usize,
+) -> (Vec<Variable>, Variable) {
+    let x = (0..total)
+        .map(|v| {
+            if v < kn {
+                vars.add(variable().min(0.0))
+            } else {
+                vars.add(variable())
+            }
+        })
+        .collect();
+    (x, vars.add(variable().max(1.0)))
+}
+
 /// Adds to a case's LP the equations of its `relations` on the kernel variables `x[i n + o]`
 /// (query `i`, orbit `o` of `n`; one equation per relation and orbit, the positive queries' sum
 /// equal to the negative ones') and the normalisation that the `k n` kernel variables sum to 1.
@@ -201,16 +220,7 @@ pub fn solve_case(
 ) -> Result<LeafOutcome, String> {
     let (k, n) = (sys.set.k(), sys.n());
     let mut vars = ProblemVariables::new();
-    let x: Vec<_> = (0..sys.nvars())
-        .map(|v| {
-            if v < k * n {
-                vars.add(variable().min(0.0))
-            } else {
-                vars.add(variable())
-            }
-        })
-        .collect();
-    let delta = vars.add(variable().max(1.0));
+    let (x, delta) = case_variables(&mut vars, k * n, sys.nvars());
     let mut lp = vars
         .maximise(delta)
         .using(highs)
