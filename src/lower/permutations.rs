@@ -23,7 +23,7 @@ pub fn query_orders(k: usize) -> Cow<'static, [Vec<usize>]> {
 /// For each order of [`query_orders`]`(k)`, `k <= CACHED_UP_TO`, the image of every `k`-bit
 /// membership pattern (bit `i` of the image is bit `order[i]` of the pattern), built once for
 /// the process: a key minimized over `k!` orders then looks each pattern up instead of moving
-/// its bits one by one. `None` beyond `CACHED_UP_TO` (at `k = 9` the table would take 185 MB).
+/// its bits one by one. `None` beyond `CACHED_UP_TO` (at `k = 9`, 16-bit images: 371 MB).
 fn pattern_images(k: usize) -> Option<&'static [Vec<u8>]> {
     static IMAGES: [OnceLock<Vec<Vec<u8>>>; CACHED_UP_TO + 1] =
         [const { OnceLock::new() }; CACHED_UP_TO + 1];
