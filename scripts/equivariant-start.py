@@ -13,7 +13,7 @@ Each step solves one LP: the kernel `U V^T` linearised around the current model 
 region, the L4 constraints of every class row (docs/UPPER_BOUNDS.md, "The row LP"), minimising
 one bound on the maximal error; a step is kept when the exact row LPs of the new kernel (values
 by min-max, floats) lower the maximal error. The best model is written as an NKFM float model
-(src/search/upper/train.rs, `FloatModel::to_bytes`) with the values of every row; then
+(src/search/upper/train/float_model.rs, `FloatModel::to_bytes`) with the values of every row; then
 
     nkrank solve --m M --length 3 --rank R --engine train --from FILE --steps 0 --restarts 0 --polish worst-rows
 
