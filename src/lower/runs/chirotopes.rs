@@ -1,372 +1,26 @@
-//! The long lower-bound runs behind `nkrank lower ...`: the row-ratio table of docs/RATIOS.md,
-//! the fooling-set search for small m, and the theory curve. Each writes only certificates that
-//! passed the exact check, and prints one progress line per step to stderr.
+//! `nkrank lower chirotopes` and `circuit-splits`: chirotope trees and covers over candidate
+//! query sets, their state files per shard, the split verdicts shared between searches, and the
+//! exhaustive scans.
 
-use super::case_tree::orbit_count;
-use super::clausal_cover::SatRoute;
-use super::fooling::{best_bound, certificate, search, RatioTable};
-use super::ratio_lp::{solve_ratio, RatioOutcome};
-use super::theory::{gap_product, query_rho, theory_point};
-use crate::cert::CertificateFile;
-use crate::ratio::{RatioInstance, TokenSpec};
-use crate::rational::{format_q, Q};
-use crate::search::certify::{check_and_write, provenance};
-use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::Path;
-use std::time::Instant;
-
-fn spec_text(s: TokenSpec) -> String {
-    match s {
-        TokenSpec::Query => "q".into(),
-        TokenSpec::Level(i) => i.to_string(),
-    }
-}
-
-/// Computes rho for N = 3 and every query weight `W` in `wmin..=wmax` (all ordered pairs for
-/// `W <= 8`, pairs with a below b beyond; `m - W` in {0, 1, 2} for `W <= 16`, 2 beyond), writes
-/// one CSV line per instance to `out` (header first when `wmin = 0`), and compares every value
-/// with the closed form of docs/RATIOS.md. Returns the number of disagreements.
-pub fn ratio_table(wmin: u32, wmax: u32, out: &mut dyn Write) -> Result<usize, String> {
-    let io = |e: std::io::Error| e.to_string();
-    if wmin == 0 {
-        writeln!(
-            out,
-            "m,N,W,a_level,b,rho,tight,multipliers,closed_form_agrees"
-        )
-        .map_err(io)?;
-    }
-    let mut mismatches = 0;
-    for w in wmin..=wmax {
-        let t = Instant::now();
-        let ds: &[u32] = if w <= 16 { &[0, 1, 2] } else { &[2] };
-        for &d in ds {
-            let m = w + d;
-            if m == 0 {
-                continue;
-            }
-            let mut specs: Vec<TokenSpec> = (0..=w).map(TokenSpec::Level).collect();
-            specs.push(TokenSpec::Query);
-            for &a in &specs {
-                for &b in &specs {
-                    let inst = RatioInstance {
-                        m,
-                        length: 3,
-                        query_weight: w,
-                        a,
-                        b,
-                    };
-                    if inst.validate().is_err() {
-                        continue;
-                    }
-                    let (la, lb) = (a.level(w), b.level(w));
-                    if w > 8 && !(la + 2 <= lb || (la + 1 == lb && la == 0)) {
-                        continue;
-                    }
-                    let expected: Option<Q> = match (a, b) {
-                        (TokenSpec::Level(i), TokenSpec::Level(j)) if j >= i + 2 => {
-                            Some(Q::from_integer(1.into()) / gap_product(j - i))
-                        }
-                        (TokenSpec::Level(i), TokenSpec::Query) if w >= i + 2 => {
-                            Some(query_rho(w - i))
-                        }
-                        _ => None,
-                    };
-                    let line = match solve_ratio(&inst, true) {
-                        RatioOutcome::Certified { rho, tight, json } => {
-                            let agrees = expected.as_ref() == Some(&rho);
-                            mismatches += usize::from(!agrees);
-                            format!(
-                                "{m},3,{w},{la},{},{},{tight},{},{agrees}",
-                                spec_text(b),
-                                format_q(&rho),
-                                json.multipliers.len()
-                            )
-                        }
-                        RatioOutcome::Unbounded => {
-                            let agrees = expected.is_none();
-                            mismatches += usize::from(!agrees);
-                            format!("{m},3,{w},{la},{},inf,,,{agrees}", spec_text(b))
-                        }
-                        RatioOutcome::Failed(e) => {
-                            mismatches += 1;
-                            eprintln!("  W = {w}: LP failed on {inst:?}: {e}");
-                            format!("{m},3,{w},{la},{},failed,,,false", spec_text(b))
-                        }
-                    };
-                    writeln!(out, "{line}").map_err(io)?;
-                }
-            }
-        }
-        eprintln!(
-            "W = {w} done in {:.1}s, {mismatches} disagreement(s) so far",
-            t.elapsed().as_secs_f64()
-        );
-    }
-    Ok(mismatches)
-}
-
-/// Exhaustive fooling-set search (N = 3) for each m in the range; writes a certificate when it
-/// proves at least 2.
-pub fn fooling_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
-    for m in ms.0..=ms.1 {
-        let t = Instant::now();
-        let mut table = RatioTable::new(m, 3, true);
-        let res = search(m, &mut table)?;
-        eprintln!(
-            "m = {m}: fooling set certifies r* >= {} (family {}, {:.1}s)",
-            res.bound,
-            res.family,
-            t.elapsed().as_secs_f64()
-        );
-        if res.bound >= 2 {
-            let prov = provenance(
-                "fooling-set: exhaustive clique search (src/lower/fooling.rs)",
-                &format!("nkrank lower fooling --m {m}"),
-            );
-            let cert = certificate(m, 3, res.bound, &res.pairs, &mut table, Some(prov))?;
-            let (path, _) = check_and_write(&cert, out_dir)?;
-            eprintln!("  -> {}", path.display());
-        }
-    }
-    Ok(())
-}
-
-/// The theory curve: for each m, a greedy constant-weight code, its pairs `(x, ~x)` as a
-/// fooling set, the certified bound, and (with `write`) the certificate.
-pub fn theory_range(ms: (u32, u32), out_dir: &Path, write: bool) -> Result<(), String> {
-    for m in ms.0..=ms.1 {
-        let t = Instant::now();
-        let Some(pt) = theory_point(m, 4096, 20_000) else {
-            eprintln!("m = {m}: no code found");
-            continue;
-        };
-        let mask = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
-        let pairs: Vec<(u64, u64)> = pt.code.iter().map(|&x| (x, mask & !x)).collect();
-        let mut table = RatioTable::new(m, 3, write);
-        let l = best_bound(&pairs, &mut table)?;
-        eprintln!(
-            "m = {m}: code of weight {} with |x \\ y| >= {}, {} words, certifies r* >= {l} ({:.1}s)",
-            pt.w,
-            pt.g,
-            pt.code.len(),
-            t.elapsed().as_secs_f64()
-        );
-        if write && l >= 2 {
-            let prov = provenance(
-                &format!("fooling-set from a greedy constant-weight code (W = {}, |x \\ y| >= {}), pairs (x, ~x) (src/lower/theory.rs)", pt.w, pt.g),
-                &format!("nkrank lower theory --m {m}"),
-            );
-            let cert = certificate(m, 3, l, &pairs, &mut table, Some(prov))?;
-            let (path, _) = check_and_write(&cert, out_dir)?;
-            eprintln!("  -> {}", path.display());
-        }
-    }
-    Ok(())
-}
-
-/// Largest `orbits * queries` for which the case-tree search builds LPs (the `m = 10`, 4-query
-/// tree, 972, takes minutes).
-pub const MAX_SEARCH_WORK: u64 = 1000;
-
-/// Largest `m` for which order trees are searched (the candidates are graphs with 4 or 5 edges
-/// on `m` vertices, enumerated up to isomorphism by brute force).
-pub const MAX_M_ORDER_SEARCH: u32 = 7;
-
-/// Largest `m` for `--exhaustive` (every set of `k` nonzero tokens up to symmetry).
-pub const MAX_M_EXHAUSTIVE: u32 = 6;
-
-/// Case trees (N = 3) for each m in the range: for `k = 3, 4, ...` (up to `max_k`), `k` disjoint
-/// pairs when they fit (explicit tree, no LP); otherwise the block candidates of
-/// [`super::case_tree::block_candidates`] (with `exhaustive`, every set of `k` nonzero tokens up
-/// to symmetry), and for `k = 3` also order trees of weight-2 queries, until one closes every
-/// case; the search for that `m` stops at the first `k` with no closing candidate. Each tree
-/// found is written at once (after the exact check) and replaces the file of the weaker one, so
-/// the folder keeps the best tree per `m`; a valid file already there for `(m, k)` is reused,
-/// so an interrupted run resumes where it stopped.
-pub fn cases_range(
-    ms: (u32, u32),
-    max_k: usize,
-    exhaustive: bool,
-    out_dir: &Path,
-) -> Result<(), String> {
-    use super::case_tree::{
-        all_set_candidates, block_candidates, pair_graph_candidates, pairs_tree, prove,
-        prove_orders,
-    };
-    use crate::relation::RowSet;
-    if exhaustive && ms.1 > MAX_M_EXHAUSTIVE {
-        return Err(format!(
-            "--exhaustive is limited to m <= {MAX_M_EXHAUSTIVE}"
-        ));
-    }
-    let file = |m: u32, k: usize, gz: bool| {
-        out_dir.join("len3").join(format!(
-            "m{m:02}-lower-r{k}-case-tree.json{}",
-            if gz { ".gz" } else { "" }
-        ))
-    };
-    for m in ms.0..=ms.1 {
-        let mut best = 2;
-        for k in 3..=max_k.min(crate::relation::MAX_ROWS) {
-            let reusable = [false, true].iter().any(|&gz| {
-                crate::cert::io::read_certificate(&file(m, k, gz))
-                    .ok()
-                    .is_some_and(|c| {
-                        c.kind == crate::cert::format::KIND_CASE_TREE
-                            && crate::check::check(&c, crate::check::CheckOptions::default())
-                                .is_ok()
-                    })
-            });
-            if reusable {
-                eprintln!(
-                    "m = {m}, k = {k}: reusing the valid certificate in {}",
-                    out_dir.display()
-                );
-                best = k;
-                continue;
-            }
-            // k disjoint pairs refute rank k - 1 by a proof written down without LPs. Otherwise:
-            // split trees of k queries from the LPs; rank 2 also by an order tree of 4 or 5
-            // queries of weight 2 (enumerated for m <= MAX_M_ORDER_SEARCH only).
-            let explicit = if 2 * k as u32 <= m {
-                Some(pairs_tree(m, k)?)
-            } else {
-                None
-            };
-            let by_hand = explicit.is_some();
-            let mut tries: Vec<(Vec<u64>, bool)> = Vec::new();
-            if by_hand {
-                eprintln!("m = {m}, k = {k}: {k} disjoint pairs, explicit split tree");
-            } else {
-                let sets = if exhaustive {
-                    all_set_candidates(m, k)
-                } else {
-                    block_candidates(m, k)
-                };
-                tries.extend(sets.into_iter().map(|r| (r, false)));
-                if k == 3 && m <= MAX_M_ORDER_SEARCH {
-                    for size in [4, 5] {
-                        tries.extend(
-                            pair_graph_candidates(m, size)
-                                .into_iter()
-                                .map(|r| (r, true)),
-                        );
-                    }
-                }
-            }
-            let mut found = explicit;
-            for (rows, by_order) in tries {
-                let t = Instant::now();
-                let set = RowSet::new(m, 3, &rows)?;
-                let orbits = orbit_count(&set);
-                // LPs grow like k * orbits^2 constraints; larger candidates are skipped.
-                if orbits * k as u64 > MAX_SEARCH_WORK {
-                    eprintln!("m = {m}, k = {k}: skipping {} queries with {orbits} orbits (too large an LP)", rows.len());
-                    continue;
-                }
-                let res = if by_order {
-                    prove_orders(set)?
-                } else {
-                    prove(set)?
-                };
-                let label: Vec<String> = rows.iter().map(|&q| binary(m, q)).collect();
-                eprintln!(
-                    "m = {m}, k = {k}: {} of queries {} ({orbits} orbits): {} ({:.1}s)",
-                    if by_order { "orders" } else { "splits" },
-                    label.join(" "),
-                    if res.is_some() {
-                        "every case closed"
-                    } else {
-                        "a case is open"
-                    },
-                    t.elapsed().as_secs_f64()
-                );
-                if res.is_some() {
-                    found = res;
-                    break;
-                }
-            }
-            let Some(tree) = found else {
-                eprintln!("m = {m}: no candidate with {k} queries closes; stopping");
-                break;
-            };
-            let method = if by_hand {
-                format!("case-tree: rank {} refuted by every split of {k} disjoint pairs, written down without LPs (src/lower/case_tree.rs)", k - 1)
-            } else if tree.cases == "orders" {
-                format!("case-tree: rank 2 refuted by every order of {} queries on a line (src/lower/case_tree.rs)", tree.queries.len())
-            } else {
-                format!("case-tree: rank {} refuted by every split of {k} queries (src/lower/case_tree.rs)", k - 1)
-            };
-            let flag = if exhaustive && !by_hand {
-                " --exhaustive"
-            } else {
-                ""
-            };
-            let prov = provenance(&method, &format!("nkrank lower cases --m {m}{flag}"));
-            let cert = super::case_tree::case_tree_file(m, k as u64, tree, Some(prov));
-            let (path, _) = check_and_write(&cert, out_dir)?;
-            eprintln!(
-                "m = {m}: case tree certifies r* >= {k} -> {}",
-                path.display()
-            );
-            for gz in [false, true] {
-                let weaker = file(m, k - 1, gz);
-                if k > 3 && weaker.exists() {
-                    std::fs::remove_file(&weaker)
-                        .map_err(|e| format!("cannot remove {}: {e}", weaker.display()))?;
-                }
-            }
-            best = k;
-        }
-        eprintln!(
-            "m = {m}: best case-tree bound r* >= {best}{}",
-            if best == 2 {
-                " (nothing beyond rank 1)"
-            } else {
-                ""
-            }
-        );
-    }
-    Ok(())
-}
-
-/// Parses a shard `I/N` (`I < N`).
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s
-        .split_once('/')
-        .ok_or_else(|| format!("shard {s:?} must read I/N"))?;
-    let i: usize = a
-        .trim()
-        .parse()
-        .map_err(|_| format!("shard {s:?}: {a:?} is not a number"))?;
-    let n: usize = b
-        .trim()
-        .parse()
-        .map_err(|_| format!("shard {s:?}: {b:?} is not a number"))?;
-    if n == 0 || i >= n {
-        return Err(format!("shard {s:?}: need 0 <= I < N"));
-    }
-    Ok((i, n))
-}
+use super::*;
 
 /// Candidate query sets of a chirotope search, in a fixed order (the same in every shard).
 pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u64>>, String> {
     Ok(match family {
         // A row set of the case trees names at most `MAX_ROWS` queries; larger graphs come from
         // the row-set enumeration of graph classes.
-        "graphs" if k > crate::relation::MAX_ROWS => super::row_sets::graph_classes(m, k)
+        "graphs" if k > crate::relation::MAX_ROWS => crate::lower::row_sets::graph_classes(m, k)
             .ok_or_else(|| {
                 format!(
                     "--family graphs with k > {} queries needs m <= {}",
                     crate::relation::MAX_ROWS,
-                    super::row_sets::MAX_M_GRAPHS
+                    crate::lower::row_sets::MAX_M_GRAPHS
                 )
             })?
             .into_iter()
             .map(|set| set.into_iter().map(u64::from).collect())
             .collect(),
-        "graphs" => super::case_tree::pair_graph_candidates(m, k),
+        "graphs" => crate::lower::case_tree::pair_graph_candidates(m, k),
         "all" => {
             if m > MAX_M_EXHAUSTIVE {
                 return Err(format!(
@@ -375,7 +29,7 @@ pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u6
             }
             // Every class; sets with queries of weight 2 to m - 2 first (a weight-1 row has two
             // levels only and rarely closes anything), then by increasing total weight.
-            let mut v = super::chirotope::extension_candidates(m, k);
+            let mut v = crate::lower::chirotope::extension_candidates(m, k);
             let odd = |q: &u64| q.count_ones() < 2 || q.count_ones() + 2 > m;
             v.sort_by_key(|r| {
                 (
@@ -405,15 +59,6 @@ pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u6
         }
         list => vec![binary_tokens(list)?],
     })
-}
-
-/// Tokens written in binary and joined by commas (`0011,0101`), in the given order.
-pub fn binary_tokens(list: &str) -> Result<Vec<u64>, String> {
-    list.split(',')
-        .map(|t| {
-            u64::from_str_radix(t.trim(), 2).map_err(|_| format!("{t:?} is not a binary token"))
-        })
-        .collect()
 }
 
 /// One finished candidate of a chirotope search, as a line of a shard's state file
@@ -450,7 +95,7 @@ fn read_state(path: &Path) -> Result<BTreeMap<usize, StateEntry>, String> {
 }
 
 /// The file of the split verdicts that shard `i` of `n` of the chirotope searches at `m` writes
-/// in a state folder ([`super::chirotope::SplitCache::persistent`]); every search at `m` reads
+/// in a state folder ([`crate::lower::chirotope::SplitCache::persistent`]); every search at `m` reads
 /// those of all shards ([`split_cache_files`]).
 pub fn split_cache_path(dir: &Path, m: u32, i: usize, n: usize) -> std::path::PathBuf {
     dir.join(format!("split-cache-m{m:02}-shard{i}of{n}.txt"))
@@ -459,51 +104,6 @@ pub fn split_cache_path(dir: &Path, m: u32, i: usize, n: usize) -> std::path::Pa
 /// The files of split verdicts at `m` in `dir`, of every shard, in name order.
 pub fn split_cache_files(dir: &Path, m: u32) -> Vec<std::path::PathBuf> {
     state_files(dir, &format!("split-cache-m{m:02}-shard"))
-}
-
-/// The `.txt` files in `dir` whose names start with `prefix` (the state files of every shard of
-/// one search), in name order; none if the folder is missing.
-pub(crate) fn state_files(dir: &Path, prefix: &str) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<std::path::PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            (p.file_name().and_then(|x| x.to_str()))
-                .is_some_and(|x| x.starts_with(prefix) && x.ends_with(".txt"))
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-/// An append-only log of verdicts: its text so far (empty if there is no file yet) and the file
-/// opened for appending. A last line cut by an interruption is ended first, so that the next
-/// line starts on its own; readers skip the cut line.
-pub(crate) fn open_log(path: &Path) -> Result<(String, std::fs::File), String> {
-    use std::io::Write as _;
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    if !text.is_empty() && !text.ends_with('\n') {
-        file.write_all(b"\n")
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok((text, file))
-}
-
-/// A token of `m` bits in binary, the way the commands print and read queries.
-pub(crate) fn binary(m: u32, t: u64) -> String {
-    format!("{t:0width$b}", width = m as usize)
 }
 
 /// The state file of shard `i` of `n` in `dir`.
@@ -563,7 +163,7 @@ pub fn chirotopes_run(
     state_dir: &Path,
     route: SatRoute,
 ) -> Result<(), String> {
-    use super::chirotope::chirotope_search;
+    use crate::lower::chirotope::chirotope_search;
     use std::io::Write as _;
     let (si, sn) = parse_shard(shard)?;
     // Fails early, before any candidate is built, on a rank and size without chirotopes.
@@ -618,7 +218,7 @@ pub fn chirotopes_run(
         .open(&spath)
         .map_err(|e| format!("cannot open {}: {e}", spath.display()))?;
     let bar = sets_bar(mine.len());
-    let cache = super::chirotope::SplitCache::persistent(
+    let cache = crate::lower::chirotope::SplitCache::persistent(
         &split_cache_files(state_dir, m),
         &split_cache_path(state_dir, m, si, sn),
     )?;
@@ -644,7 +244,7 @@ pub fn chirotopes_run(
         // enumerated up to k = 7, and beyond the cover is proved by a refutation.
         let (cases, n_closed, n_open, tree) = if cover && k > listed {
             // Counted in circuit splits: all, closed, and 1 open when a chirotope escapes them.
-            use super::clausal_cover::{clausal_cover, ClausalCover};
+            use crate::lower::clausal_cover::{clausal_cover, ClausalCover};
             let progress = |done: usize, total: usize| {
                 if done.is_multiple_of(64) || done == total {
                     bar.set_message(format!(
@@ -688,22 +288,23 @@ pub fn chirotopes_run(
                 }
             }
         } else if cover {
-            let rep = super::chirotope::cover_search(m, rows, rank, compositions, Some(&cache))?;
+            let rep =
+                crate::lower::chirotope::cover_search(m, rows, rank, compositions, Some(&cache))?;
             let tree = if rep.uncovered == 0 {
-                super::chirotope::cover_tree(
+                crate::lower::chirotope::cover_tree(
                     rows,
-                    &super::chirotope::cover_search(m, rows, rank, compositions, None)?,
+                    &crate::lower::chirotope::cover_search(m, rows, rank, compositions, None)?,
                 )?
             } else {
                 None
             };
             if products && rep.uncovered > 0 && k == 7 {
-                let (more, _) = super::chirotope::cover_products(m, rows, &rep)?;
+                let (more, _) = crate::lower::chirotope::cover_products(m, rows, &rep)?;
                 eprintln!("set {idx}: products of two circuits cover {more} of the {} chirotopes left open", rep.uncovered);
             }
             (rep.cases, rep.cases - rep.uncovered, rep.uncovered, tree)
         } else {
-            let rep = super::chirotope::chirotope_search_cached(
+            let rep = crate::lower::chirotope::chirotope_search_cached(
                 m,
                 rows,
                 rank,
@@ -715,7 +316,7 @@ pub fn chirotopes_run(
             } else {
                 rep
             };
-            let tree = super::chirotope::chirotope_tree(m, rows, &rep)?;
+            let tree = crate::lower::chirotope::chirotope_tree(m, rows, &rep)?;
             (rep.cases, rep.closed.len(), rep.open.len(), tree)
         };
         let what = if cover && k > listed {
@@ -835,7 +436,7 @@ fn chirotope_certificate(
                 .unwrap_or_default(),
         ),
     );
-    super::case_tree::case_tree_file(m, rank as u64 + 1, tree, Some(prov))
+    crate::lower::case_tree::case_tree_file(m, rank as u64 + 1, tree, Some(prov))
 }
 
 /// Solves, once per class, every circuit split of four distinct nonzero `m`-bit tokens
@@ -846,8 +447,8 @@ pub fn circuit_splits_run(
     m: u32,
     shard: &str,
     state_dir: &Path,
-) -> Result<super::cover_scan::SplitTable, String> {
-    use super::cover_scan::{solve_split_tasks, split_tasks, SplitTable};
+) -> Result<crate::lower::cover_scan::SplitTable, String> {
+    use crate::lower::cover_scan::{solve_split_tasks, split_tasks, SplitTable};
     if !(2..=MAX_M_EXHAUSTIVE).contains(&m) {
         return Err(format!(
             "circuit splits are tabulated for 2 <= m <= {MAX_M_EXHAUSTIVE}"
@@ -857,7 +458,7 @@ pub fn circuit_splits_run(
     let t = Instant::now();
     let tasks = split_tasks(m)?;
     let mut table = SplitTable::load(m, state_dir)?;
-    let classes = super::cover_scan::set_classes(m, 4)?.len();
+    let classes = crate::lower::cover_scan::set_classes(m, 4)?.len();
     eprintln!(
         "m = {m}: {classes} classes of 4 nonzero tokens, {} classes of circuit splits ({:.1} s); {} verdicts in {}",
         tasks.len(),
@@ -870,7 +471,7 @@ pub fn circuit_splits_run(
     // Closed, open with an exact witness, open by the float margin only, failed.
     let mut counts = [0usize; 4];
     for &(q, p) in &tasks {
-        use super::cover_scan::Verdict;
+        use crate::lower::cover_scan::Verdict;
         match table.verdict(q, p) {
             Some(Verdict::Closed) => counts[0] += 1,
             Some(Verdict::Open { exact: true, .. }) => counts[1] += 1,
@@ -904,7 +505,7 @@ pub fn chirotopes_exhaustive(
     out_dir: &Path,
     state_dir: &Path,
 ) -> Result<(), String> {
-    use super::cover_scan::{cover_climb, cover_scan, CoverMasks};
+    use crate::lower::cover_scan::{cover_climb, cover_scan, CoverMasks};
     let mut table = circuit_splits_run(m, "0/1", state_dir)?;
     let label = |rows: &[u64]| -> String {
         rows.iter()
@@ -969,8 +570,9 @@ pub fn chirotopes_exhaustive(
             // Every class of 7-sets: each class of 6-sets extended by every other token, a
             // sample of the chirotopes first.
             let t = Instant::now();
-            let bases = super::cover_scan::set_classes(m, 6)?;
-            let ext = super::cover_scan::cover_extensions(&masks, &mut table, &bases, 64, 10)?;
+            let bases = crate::lower::cover_scan::set_classes(m, 6)?;
+            let ext =
+                crate::lower::cover_scan::cover_extensions(&masks, &mut table, &bases, 64, 10)?;
             println!(
                 "m = {m}, k = 7: every class of 7-sets through the {} classes of 6-sets extended by every other token: {} sets, {} cover all {} sampled chirotopes ({:.1} s)",
                 bases.len(),
@@ -1000,8 +602,8 @@ pub fn chirotopes_exhaustive(
     };
     // The table's verdicts only point to the set: the cover is rebuilt from fresh LPs and the
     // certificate checked before it is written.
-    let rep = super::chirotope::cover_search(m, &rows, 3, false, None)?;
-    let tree = super::chirotope::cover_tree(&rows, &rep)?.ok_or_else(|| {
+    let rep = crate::lower::chirotope::cover_search(m, &rows, 3, false, None)?;
+    let tree = crate::lower::chirotope::cover_tree(&rows, &rep)?.ok_or_else(|| {
         format!(
             "[{}]: the table said every chirotope is covered, the cover search left {} open",
             label(&rows),
@@ -1093,35 +695,4 @@ pub fn chirotopes_merge(
         );
     }
     Ok(!full.is_empty())
-}
-
-/// The parametric disjoint-pairs certificate (kind `pairs-rule`, N = 3) for each `m` of the
-/// range: `r*(m, 3) >= floor(m / 2)` from one row identity checked symbolically
-/// (`docs/CASE_TREES.md` section 9). Written only after the checker accepted it.
-pub fn pairs_rule_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
-    for m in ms.0..=ms.1 {
-        if m < 4 {
-            eprintln!("m = {m}: fewer than two disjoint pairs; nothing to write");
-            continue;
-        }
-        let cert = super::case_tree::pairs_rule_certificate(m)?;
-        let (path, proven) = check_and_write(&cert, out_dir)?;
-        eprintln!(
-            "m = {m}: pairs rule certifies r* >= {} -> {}",
-            proven.rank,
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// A progress bar over `len` query sets (on standard error, hidden when it is not a terminal).
-pub(crate) fn sets_bar(len: usize) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} sets ({eta} left) {msg}")
-    {
-        bar.set_style(style);
-    }
-    bar
 }
