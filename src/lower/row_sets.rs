@@ -18,7 +18,7 @@ use crate::rational::Q;
 use crate::search::upper::joint::{self, Limits, Refined};
 use crate::search::upper::rationalize::to_f64;
 use crate::search::upper::train::{
-    dyadic, restart_seed, round_features, row_values_minmax, train, FloatModel, Schedule,
+    dyadic, restart_seed, rounded_probe, row_values_minmax, train, FloatModel, Schedule,
     TrainConfig,
 };
 use crate::task::{num_tokens, Token};
@@ -140,16 +140,7 @@ pub fn row_set(
 /// rows of `queries` by the checker's own row code (`None`: some input has zero kernel mass).
 fn exact_rows(fm: &FloatModel, length: usize, queries: &[Token]) -> Option<(Model, Option<Q>)> {
     let (m, n) = (fm.m, num_tokens(fm.m));
-    let uq = round_features(&fm.u_rows(), FEATURE_BITS)?;
-    let vq = round_features(&fm.v_rows(), FEATURE_BITS)?;
-    let probe = Model::new(
-        m,
-        uq.clone(),
-        vq.clone(),
-        Values::Dense(SparseMatrix::zeros(n, n)),
-    )
-    .ok()?;
-    let vt = vq.transpose();
+    let (uq, vq, probe, vt) = rounded_probe(m, &fm.u_rows(), &fm.v_rows(), FEATURE_BITS)?;
     // A sparse matrix takes its entries in row order.
     let mut sorted = queries.to_vec();
     sorted.sort_unstable();

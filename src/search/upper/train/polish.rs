@@ -94,6 +94,29 @@ pub(crate) fn round_features(a: &[Vec<f64>], bits: u32) -> Option<crate::model::
     crate::model::SparseMatrix::from_triplets(a.len(), a.first()?.len(), trip).ok()
 }
 
+/// The features `u` and `v` rounded by [`round_features`], with what the value LPs of their
+/// rows read: the model of these features and zero values (its kernel is exact, its values are
+/// placeholders) and the transpose of the rounded `V`. Returns `(U, V, that model, V^T)`.
+pub(crate) fn rounded_probe(
+    m: u32,
+    u: &[Vec<f64>],
+    v: &[Vec<f64>],
+    bits: u32,
+) -> Option<(
+    crate::model::SparseMatrix,
+    crate::model::SparseMatrix,
+    Model,
+    crate::model::SparseMatrix,
+)> {
+    use crate::model::{SparseMatrix, Values};
+    let n = num_tokens(m);
+    let (uq, vq) = (round_features(u, bits)?, round_features(v, bits)?);
+    let zeros = Values::Dense(SparseMatrix::zeros(n, n));
+    let probe = Model::new(m, uq.clone(), vq.clone(), zeros).ok()?;
+    let vt = vq.transpose();
+    Some((uq, vq, probe, vt))
+}
+
 /// The trained model as it is: `U`, `V` rounded by [`round_features`] and every value `G(q, z)`
 /// to a multiple of `2^-16` (the training keeps a margin far wider than that), then the
 /// checker's own row pass. Values where the rounded kernel vanishes are left out.
@@ -147,15 +170,7 @@ pub(super) fn exact_minmax(
     use crate::search::upper::rationalize::{simplest_within, to_f64};
     use num_traits::Zero;
     let n = num_tokens(m);
-    let (uq, vq) = (round_features(u, bits)?, round_features(v, bits)?);
-    let probe = Model::new(
-        m,
-        uq.clone(),
-        vq.clone(),
-        Values::Dense(SparseMatrix::zeros(n, n)),
-    )
-    .ok()?;
-    let vt = vq.transpose();
+    let (uq, vq, probe, vt) = rounded_probe(m, u, v, bits)?;
     let rows: Vec<Option<RowValues>> = (0..n)
         .into_par_iter()
         .map(|q| {
@@ -281,15 +296,7 @@ pub(super) fn worst_rows_polished(
             _ => return None,
         }
     }
-    let (uq, vq) = (round_features(&u, bits)?, round_features(&v, bits)?);
-    let probe = Model::new(
-        m,
-        uq.clone(),
-        vq.clone(),
-        Values::Dense(SparseMatrix::zeros(n, n)),
-    )
-    .ok()?;
-    let vt = vq.transpose();
+    let (uq, vq, probe, vt) = rounded_probe(m, &u, &v, bits)?;
     let rows: Vec<Option<Vec<(usize, usize, crate::rational::Q)>>> = (0..n)
         .into_par_iter()
         .map(|q| {
