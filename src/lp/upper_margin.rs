@@ -95,6 +95,23 @@ pub fn solve_max(
     solve_max_until(vars, objective, cons, None)
 }
 
+/// The LP of one row alone: the constraints `cons` and the row's margin constraints over
+/// `classes` ([`add_row_constraints`] at scale 1), maximising the margin `delta`.
+pub fn solve_row_margin(
+    mut vars: ProblemVariables,
+    mut cons: Vec<Constraint>,
+    classes: &[RowClass],
+    own: usize,
+    weight: u32,
+    length: usize,
+    delta: Variable,
+) -> Option<good_lp::solvers::highs::HighsSolution> {
+    add_row_constraints(
+        &mut vars, &mut cons, classes, own, weight, length, delta, 1.0,
+    );
+    solve_max(vars, Expression::from(delta), cons)
+}
+
 /// As [`solve_max`], giving up (`None`) at `deadline`: HiGHS gets the remaining time as its
 /// own limit, so one large LP cannot overrun a search's time budget.
 pub fn solve_max_until(

@@ -10,7 +10,7 @@
 
 use super::rationalize::{round_bits, simplest_within, to_f64};
 use super::structured::MARGIN_TOL;
-use crate::lp::upper_margin::{add_row_constraints, solve_max, solve_max_until, RowClass};
+use crate::lp::upper_margin::{add_row_constraints, solve_max_until, solve_row_margin, RowClass};
 use crate::model::{Model, SparseMatrix, Values};
 use crate::rational::Q;
 use crate::task::{num_tokens, overlap, weight, Token};
@@ -58,18 +58,8 @@ pub(crate) fn row_step(m: u32, length: usize, q: Token, v: &Mat) -> Option<(Vec<
             }
         })
         .collect();
-    let mut cons = vec![total.eq(1.0)];
-    add_row_constraints(
-        &mut vars,
-        &mut cons,
-        &classes,
-        q as usize,
-        weight(q),
-        length,
-        delta,
-        1.0,
-    );
-    let sol = solve_max(vars, Expression::from(delta), cons)?;
+    let cons = vec![total.eq(1.0)];
+    let sol = solve_row_margin(vars, cons, &classes, q as usize, weight(q), length, delta)?;
     Some((
         u.iter().map(|&x| sol.value(x).max(0.0)).collect(),
         sol.value(delta),
@@ -333,18 +323,15 @@ pub fn row_moments_lp(m: u32, length: usize, q: Token, kernel: &[f64]) -> Option
             }
         })
         .collect();
-    let mut cons = Vec::new();
-    add_row_constraints(
-        &mut vars,
-        &mut cons,
+    let sol = solve_row_margin(
+        vars,
+        Vec::new(),
         &classes,
         q as usize,
         weight(q),
         length,
         delta,
-        1.0,
-    );
-    let sol = solve_max(vars, Expression::from(delta), cons)?;
+    )?;
     Some((wv.iter().map(|&v| sol.value(v)).collect(), sol.value(delta)))
 }
 

@@ -8,7 +8,7 @@
 //! and the margin `delta <= 1` is maximized.
 
 use super::family::{Block, KeyTable};
-use crate::lp::upper_margin::{add_row_constraints, solve_max, RowClass};
+use crate::lp::upper_margin::{add_row_constraints, solve_max, solve_row_margin, RowClass};
 use crate::task::types::types_of_row;
 use good_lp::{variable, Constraint, Expression, ProblemVariables, Solution, Variable};
 
@@ -244,9 +244,7 @@ pub fn solve_moments(m: u32, w: u32, length: usize, kernel: &[f64]) -> Option<(V
         .iter()
         .position(|&t| t == (w, 0))
         .expect("the query's own type exists");
-    let mut cons = Vec::new();
-    add_row_constraints(&mut vars, &mut cons, &classes, own, w, length, delta, 1.0);
-    let sol = solve_max(vars, Expression::from(delta), cons)?;
+    let sol = solve_row_margin(vars, Vec::new(), &classes, own, w, length, delta)?;
     Some((
         wvars.iter().map(|&v| sol.value(v) * scale).collect(),
         sol.value(delta),
