@@ -26,23 +26,11 @@ pub use cases::*;
 pub use chirotopes::*;
 pub use ratios::*;
 
-/// Parses a shard `I/N` (`I < N`).
+/// Parses a shard `I/N` as the searches' [`Shard`](crate::search::upper::train::Shard) does
+/// (one spelling and one set of messages for every `--shard`), as indices.
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s
-        .split_once('/')
-        .ok_or_else(|| format!("shard {s:?} must read I/N"))?;
-    let i: usize = a
-        .trim()
-        .parse()
-        .map_err(|_| format!("shard {s:?}: {a:?} is not a number"))?;
-    let n: usize = b
-        .trim()
-        .parse()
-        .map_err(|_| format!("shard {s:?}: {b:?} is not a number"))?;
-    if n == 0 || i >= n {
-        return Err(format!("shard {s:?}: need 0 <= I < N"));
-    }
-    Ok((i, n))
+    let shard = crate::search::upper::train::Shard::parse(s)?;
+    Ok((shard.index as usize, shard.count as usize))
 }
 
 /// Tokens written in binary and joined by commas (`0011,0101`), in the given order.
