@@ -505,29 +505,13 @@ fn known_bounds(dirs: &[PathBuf], m: u32, length: u32) -> (usize, Option<usize>)
     let mut lowers: Vec<(usize, PathBuf)> = Vec::new();
     let mut uppers: Vec<(usize, PathBuf)> = Vec::new();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir.join(format!("len{length}"))) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            // mMM-{lower,upper}-rK-KIND.json[.gz]; anything else (temporaries too) is ignored.
-            if !(name.ends_with(".json") || name.ends_with(".json.gz")) {
-                continue;
-            }
-            let parts: Vec<&str> = name.splitn(4, '-').collect();
-            let (Some(mm), Some(side), Some(rk)) = (parts.first(), parts.get(1), parts.get(2))
-            else {
+        for (named, path) in nkrank::cert::layout::named_files(dir, length) {
+            let Ok(rank) = usize::try_from(named.rank) else {
                 continue;
             };
-            let (Some(mm), Some(rk)) = (
-                mm.strip_prefix('m').and_then(|x| x.parse::<u32>().ok()),
-                rk.strip_prefix('r').and_then(|x| x.parse::<usize>().ok()),
-            ) else {
-                continue;
-            };
-            match *side {
-                "lower" if mm <= m => lowers.push((rk, e.path())),
-                "upper" if mm >= m => uppers.push((rk, e.path())),
+            match named.bound.as_str() {
+                "lower" if named.m <= m => lowers.push((rank, path)),
+                "upper" if named.m >= m => uppers.push((rank, path)),
                 _ => {}
             }
         }

@@ -70,7 +70,7 @@ pub enum Merged {
 pub fn merge_into(out: &Path, chosen: &[(&Path, &Proven)]) -> Result<Vec<Merged>, String> {
     let mut done = Vec::new();
     for (src, p) in chosen {
-        let dir = out.join(format!("len{}", p.length));
+        let dir = super::layout::length_dir(out, p.length);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let dst = dir.join(file_name(src));
         let bytes = std::fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;

@@ -43,14 +43,8 @@ pub fn model_certificate(model: &Model, length: u32, prov: Provenance) -> Certif
 
 /// Canonical file name of a certificate: `m04-upper-r2-model.json` (gzip when large).
 pub fn file_name(cert: &CertificateFile, gzip: bool) -> String {
-    format!(
-        "m{:02}-{}-r{}-{}.json{}",
-        cert.m,
-        cert.claim.bound,
-        cert.claim.rank,
-        cert.kind,
-        if gzip { ".gz" } else { "" }
-    )
+    let c = &cert.claim;
+    crate::cert::layout::file_name(cert.m, &c.bound, c.rank, &cert.kind, gzip)
 }
 
 /// Checks `cert` exactly and, only if it is valid, writes it to `dir/len{N}/<file_name>`.
@@ -59,7 +53,7 @@ pub fn check_and_write(cert: &CertificateFile, dir: &Path) -> Result<(PathBuf, P
     let proven = check(cert, CheckOptions::default())
         .map_err(|e| format!("refusing to write a certificate that fails the exact check: {e}"))?;
     let text_len = crate::cert::io::certificate_text(cert).len();
-    let sub = dir.join(format!("len{}", cert.length));
+    let sub = crate::cert::layout::length_dir(dir, cert.length);
     std::fs::create_dir_all(&sub).map_err(|e| format!("cannot create {}: {e}", sub.display()))?;
     let path = sub.join(file_name(cert, text_len > 256 << 10));
     write_certificate(&path, cert)?;

@@ -38,9 +38,13 @@ pub fn cases_range(
         ));
     }
     let file = |m: u32, k: usize, gz: bool| {
-        out_dir.join("len3").join(format!(
-            "m{m:02}-lower-r{k}-case-tree.json{}",
-            if gz { ".gz" } else { "" }
+        use crate::cert::{format::KIND_CASE_TREE, layout};
+        layout::length_dir(out_dir, 3).join(layout::file_name(
+            m,
+            "lower",
+            k as u64,
+            KIND_CASE_TREE,
+            gz,
         ))
     };
     for m in ms.0..=ms.1 {

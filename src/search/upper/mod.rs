@@ -635,21 +635,12 @@ pub fn existing_best(dir: &Path, m: u32, length: u32) -> Option<usize> {
 }
 
 /// The model certificate of least rank for `(m, N)` in `dir/len{N}/` and its rank, read from
-/// the file names (`mMM-upper-rR-model.json[.gz]`; a `*.tmpPID` write in progress or an
-/// interrupted one does not count). Nothing is checked here.
+/// the file names ([`crate::cert::layout`]; a `*.tmpPID` write in progress or an interrupted
+/// one does not count). Nothing is checked here.
 pub fn best_model_file(dir: &Path, m: u32, length: u32) -> Option<(usize, PathBuf)> {
-    let prefix = format!("m{m:02}-upper-r");
-    let folder = dir.join(format!("len{length}"));
-    std::fs::read_dir(&folder)
-        .ok()?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|name| {
-            let (r, rest) = name.strip_prefix(&prefix)?.split_once("-model.json")?;
-            let rank = matches!(rest, "" | ".gz")
-                .then(|| r.parse::<usize>().ok())
-                .flatten()?;
-            Some((rank, folder.join(&name)))
-        })
+    (crate::cert::layout::named_files(dir, length).into_iter())
+        .filter(|(n, _)| n.m == m && n.bound == "upper" && n.kind == "model")
+        .filter_map(|(n, path)| Some((usize::try_from(n.rank).ok()?, path)))
         .min()
 }
 
@@ -726,7 +717,7 @@ fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 /// Removes temporary files (`NAME.tmpPID`) left in `dir/len{N}/` by writers that no longer run
 /// (an interrupted run); files of running processes are left alone. Returns how many went.
 pub fn clean_stale_temporaries(dir: &Path, length: u32) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir.join(format!("len{length}"))) else {
+    let Ok(entries) = std::fs::read_dir(crate::cert::layout::length_dir(dir, length)) else {
         return 0;
     };
     let mut removed = 0;

@@ -132,7 +132,7 @@ impl Checkpoint {
         seed: u64,
         shard: Shard,
     ) -> std::path::PathBuf {
-        dir.join(format!("len{length}")).join(format!(
+        crate::cert::layout::length_dir(dir, length).join(format!(
             ".m{m:02}-train-seed{seed}-shard{}of{}.checkpoint.json",
             shard.index, shard.count
         ))
