@@ -52,7 +52,7 @@ pub fn solve_case_aggregated(
 
 /// As [`solve_case_aggregated`], with the LP's optimal point when the case is open: `x_i(o)` at
 /// `i * n + o` and `w_i(o)` at `(k + i) * n + o` (`n` orbits in the order of
-/// [`RowSet::orbits`], `sum x = 1`), every multiset constraint at least the margin (the witness
+/// [`orbits`], `sum x = 1`), every multiset constraint at least the margin (the witness
 /// that [`super::witness`] makes exact).
 pub fn solve_with_point(
     set: &RowSet,

@@ -5,7 +5,7 @@
 //! margin over rows while keeping every row's mass at 1 (the current `V` satisfies that, so
 //! the least margin never decreases). Restarts draw a new random `V` from a seeded ChaCha RNG,
 //! so runs are deterministic for a seed. A model is proposed as soon as every row has a margin;
-//! it is then rounded, its values re-optimized for the exact rounded kernel ([`polish`]), and
+//! it is then rounded, its values re-optimized for the exact rounded kernel (`polish`), and
 //! handed back for the exact check.
 
 use super::rationalize::{round_bits, simplest_within, to_f64};

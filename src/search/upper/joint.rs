@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 /// Sequences whose float error is within this of the worst are cuts of the next LP (at
-/// most; the band is [`BAND_PER_RADIUS`] times the trust radius, and at least [`BAND_MIN`]).
+/// most; the band is `BAND_PER_RADIUS` times the trust radius, and at least `BAND_MIN`).
 pub const BAND: f64 = 0.08;
 const BAND_PER_RADIUS: f64 = 3.0;
 const BAND_MIN: f64 = 0.01;
@@ -333,10 +333,10 @@ pub struct Snapshot {
     /// Whether the refinement ended for good (not by its deadline).
     pub finished: bool,
     /// The trust radius the next descent starts at: the radius of the first step that the
-    /// last descent kept (at least [`DELTA_HOP_MIN`]), or [`DELTA_START`] if it kept none.
+    /// last descent kept (at least `DELTA_HOP_MIN`), or `DELTA_START` if it kept none.
     /// Near a model just jittered by a hop the linearisation fails at the radii above it, as
     /// it did for the descent before, and each failed LP is one of the `--joint-lps` budget
-    /// spent (at `m = 10`, 5 to 8 of them after every hop started at [`DELTA_START`]).
+    /// spent (at `m = 10`, 5 to 8 of them after every hop started at `DELTA_START`).
     pub radius: f64,
 }
 
@@ -358,7 +358,7 @@ impl Snapshot {
     }
 
     /// Reads [`Snapshot::to_bytes`], and the `NKJS1` form of earlier versions (no radius:
-    /// the next descent starts at [`DELTA_START`], as it did then); anything malformed is
+    /// the next descent starts at `DELTA_START`, as it did then); anything malformed is
     /// none.
     pub fn from_bytes(bytes: &[u8]) -> Option<Snapshot> {
         let (rest, radius_words) = match bytes.strip_prefix(b"NKJS2\n") {
@@ -399,7 +399,7 @@ impl Snapshot {
 
 /// Refines `fm` in place by joint LP steps until one of the `limits` is reached. When the steps reach
 /// a stationary point (the trust radius shrinks to nothing) with LPs left, the search hops:
-/// the best model so far, its log-features jittered by a seeded `+-`[`HOP_JITTER`], is
+/// the best model so far, its log-features jittered by a seeded `+-``HOP_JITTER`, is
 /// refined again. `fm` ends as the best model seen, so its error never goes up.
 ///
 /// After every descent the state goes to `save`; given back as `resume` (a run interrupted
@@ -407,7 +407,7 @@ impl Snapshot {
 /// used.
 ///
 /// A hop's descent starts at the radius of the first step the descent before it kept
-/// ([`Snapshot::radius`]); the first descent at [`DELTA_START`].
+/// ([`Snapshot::radius`]); the first descent at `DELTA_START`.
 ///
 /// With `rows`, only the rows marked there count: the cuts come from them and the errors are
 /// their maximal errors (a row set, `crate::lower::row_sets`); the other rows are left to
@@ -727,11 +727,11 @@ pub fn last_feature_share(fm: &FloatModel) -> f64 {
 /// Squeezes the last feature of `fm` out while the model stays as good as it is: each joint
 /// LP pushes that feature's log-features down as far as it can (every query's and every
 /// key's, within the trust radius) while the linearised error of every cut stays below the
-/// cap, `1/2 - `[`SQUEEZE_MARGIN`] or the start's own error if that is higher. A step is kept
+/// cap, `1/2 - ``SQUEEZE_MARGIN` or the start's own error if that is higher. A step is kept
 /// only if the true float maximal error stays below the cap; otherwise the sequences it made
-/// worst join the cuts, and after [`CUT_ROUNDS`] the radius halves. It ends as soon as the
-/// model without the feature errs by less than `1/2 - `[`SQUEEZE_MARGIN`]` / 2` (or less
-/// than the cap, if that is lower), at a radius below [`DELTA_MIN`]
+/// worst join the cuts, and after `CUT_ROUNDS` the radius halves. It ends as soon as the
+/// model without the feature errs by less than `1/2 - ``SQUEEZE_MARGIN`` / 2` (or less
+/// than the cap, if that is lower), at a radius below `DELTA_MIN`
 /// (the feature cannot go down further in any direction the linearisation sees), after
 /// `limits.max_lps` LPs or at the deadline. Rank descent that never leaves the models that
 /// solve the task: unlike a prune (all at once) or a fade (by training, which lets the error

@@ -75,7 +75,7 @@ pub struct Witness {
 }
 
 /// One row's moments scaled to integers: `k_z`, `w_z` times a common positive constant, in
-/// `i128` when every one has at most [`SMALL_BITS`] bits, else (or when the exact error is
+/// `i128` when every one has at most `SMALL_BITS` bits, else (or when the exact error is
 /// wanted) in big integers; in big integers, a row whose common factor would be over the cost
 /// cap keeps one denominator per token instead (`k_z / den_z`, `w_z / den_z`).
 pub struct IntRow {

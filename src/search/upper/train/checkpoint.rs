@@ -145,7 +145,7 @@ impl Checkpoint {
     }
 
     /// The file beside the checkpoint that keeps the best float model of rank `r` that the
-    /// search tried and could not certify ([`super::Snapshots::keep_best`]): `--from` starts from it,
+    /// search tried and could not certify (`Snapshots::keep_best`): `--from` starts from it,
     /// so that other finishing steps need no training again.
     pub fn best_float_path(checkpoint: &std::path::Path, r: usize) -> std::path::PathBuf {
         checkpoint.with_extension(format!("best-r{r}.nkfm"))

@@ -89,7 +89,7 @@ pub enum Schedule {
     CosineMax,
     /// [`Schedule::Cosine`] with [`COSINE_MAX_PER_SIDE`] candidates per level and side, the
     /// values of random starts at `<q, z> - 0.3`, and Adam's `eps` at [`DAMPED_ADAM_EPS`]
-    /// instead of [`ADAM_EPS`]. The loss is a softmax-weighted mean whose weights sum to 1,
+    /// instead of `ADAM_EPS`. The loss is a softmax-weighted mean whose weights sum to 1,
     /// so a parameter that no hard sequence reads has a gradient far below `1e-6`; with a
     /// tiny `eps` Adam still moves it by nearly the full rate (its step is about
     /// `lr * m1 / sqrt(m2)`, whatever the scale), and the rows that are already good drift.
