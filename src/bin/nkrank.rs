@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use nkrank::check::report::{check_file, collect_files};
-use nkrank::check::CheckOptions;
+use nkrank::check::{Bound, CheckOptions};
 use nkrank::lower::clausal_cover::SatRoute;
 use nkrank::search::certify::{check_and_write, model_certificate, provenance};
 use nkrank::search::full_rank::full_rank_model;
@@ -509,9 +509,9 @@ fn known_bounds(dirs: &[PathBuf], m: u32, length: u32) -> (usize, Option<usize>)
             let Ok(rank) = usize::try_from(named.rank) else {
                 continue;
             };
-            match named.bound.as_str() {
-                "lower" if named.m <= m => lowers.push((rank, path)),
-                "upper" if named.m >= m => uppers.push((rank, path)),
+            match named.bound {
+                Bound::Lower if named.m <= m => lowers.push((rank, path)),
+                Bound::Upper if named.m >= m => uppers.push((rank, path)),
                 _ => {}
             }
         }

@@ -3,6 +3,7 @@
 //! only propose (which file to try first, what a resumed run may skip); the checker reads any
 //! file it is given and relies on none of it.
 
+use crate::check::Bound;
 use std::path::{Path, PathBuf};
 
 /// The folder of the certificates of sequence length `length` under `dir`: `dir/len{length}`.
@@ -12,8 +13,8 @@ pub fn length_dir(dir: &Path, length: impl std::fmt::Display) -> PathBuf {
 
 /// The canonical file name of a certificate: `m04-upper-r2-model.json`, with `.gz` when the
 /// file is gzip-compressed.
-pub fn file_name(m: u32, bound: &str, rank: u64, kind: &str, gzip: bool) -> String {
-    let gz = if gzip { ".gz" } else { "" };
+pub fn file_name(m: u32, bound: Bound, rank: u64, kind: &str, gzip: bool) -> String {
+    let (bound, gz) = (bound.as_str(), if gzip { ".gz" } else { "" });
     format!("m{m:02}-{bound}-r{rank}-{kind}.json{gz}")
 }
 
@@ -22,8 +23,8 @@ pub fn file_name(m: u32, bound: &str, rank: u64, kind: &str, gzip: bool) -> Stri
 pub struct Named {
     /// Bits per token.
     pub m: u32,
-    /// `lower`, `upper` or `lemma`.
-    pub bound: String,
+    /// The side the name claims.
+    pub bound: Bound,
     /// The rank the name claims.
     pub rank: u64,
     /// The certificate kind (`model`, `case-tree`, ...).
@@ -33,10 +34,12 @@ pub struct Named {
 /// Reads a name of the shape of [`file_name`]; `None` for anything else, such as a temporary
 /// of an atomic write (`NAME.tmpPID`), a checkpoint (`.mMM-train-...`) or a state file.
 pub fn parse_file_name(name: &str) -> Option<Named> {
-    let stem = (name.strip_suffix(".json.gz")).or_else(|| name.strip_suffix(".json"))?;
+    let stem = name
+        .strip_suffix(".json.gz")
+        .or_else(|| name.strip_suffix(".json"))?;
     let mut parts = stem.splitn(4, '-');
     let m = parts.next()?.strip_prefix('m')?.parse().ok()?;
-    let bound = parts.next()?.to_string();
+    let bound = Bound::parse(parts.next()?).ok()?;
     let rank = parts.next()?.strip_prefix('r')?.parse().ok()?;
     let kind = parts.next().filter(|k| !k.is_empty())?.to_string();
     Some(Named {
@@ -68,22 +71,23 @@ mod tests {
     #[test]
     fn names_read_back_and_others_are_refused() {
         for (m, bound, rank, kind, gz) in [
-            (4, "upper", 2, "model", false),
-            (10, "lower", 6, "case-tree", true),
-            (5, "lower", 2, "rank1-infeasible", false),
-            (64, "lower", 32, "pairs-rule", false),
+            (4, Bound::Upper, 2, "model", false),
+            (10, Bound::Lower, 6, "case-tree", true),
+            (5, Bound::Lower, 2, "rank1-infeasible", false),
+            (64, Bound::Lower, 32, "pairs-rule", false),
+            (7, Bound::Lemma, 0, "row-ratio", false),
         ] {
             let name = file_name(m, bound, rank, kind, gz);
             let want = Named {
                 m,
-                bound: bound.into(),
+                bound,
                 rank,
                 kind: kind.into(),
             };
             assert_eq!(parse_file_name(&name), Some(want), "{name}");
         }
         assert_eq!(
-            file_name(4, "upper", 2, "model", false),
+            file_name(4, Bound::Upper, 2, "model", false),
             "m04-upper-r2-model.json"
         );
         for other in [
@@ -93,6 +97,7 @@ mod tests {
             "m04-upper-2-model.json",
             "MANIFEST",
             "m04-upper-r2-model.txt",
+            "m04-above-r2-model.json",
         ] {
             assert_eq!(parse_file_name(other), None, "{other}");
         }

@@ -41,12 +41,6 @@ pub fn model_certificate(model: &Model, length: u32, prov: Provenance) -> Certif
     }
 }
 
-/// Canonical file name of a certificate: `m04-upper-r2-model.json` (gzip when large).
-pub fn file_name(cert: &CertificateFile, gzip: bool) -> String {
-    let c = &cert.claim;
-    crate::cert::layout::file_name(cert.m, &c.bound, c.rank, &cert.kind, gzip)
-}
-
 /// Checks `cert` exactly and, only if it is valid, writes it to `dir/len{N}/<file_name>`.
 /// Files whose text exceeds 256 KiB are gzip-compressed. Returns the path and what it proves.
 pub fn check_and_write(cert: &CertificateFile, dir: &Path) -> Result<(PathBuf, Proven), String> {
@@ -55,7 +49,14 @@ pub fn check_and_write(cert: &CertificateFile, dir: &Path) -> Result<(PathBuf, P
     let text_len = crate::cert::io::certificate_text(cert).len();
     let sub = crate::cert::layout::length_dir(dir, cert.length);
     std::fs::create_dir_all(&sub).map_err(|e| format!("cannot create {}: {e}", sub.display()))?;
-    let path = sub.join(file_name(cert, text_len > 256 << 10));
+    let name = crate::cert::layout::file_name(
+        cert.m,
+        proven.bound,
+        cert.claim.rank,
+        &cert.kind,
+        text_len > 256 << 10,
+    );
+    let path = sub.join(name);
     write_certificate(&path, cert)?;
     Ok((path, proven))
 }

@@ -39,13 +39,8 @@ pub fn cases_range(
     }
     let file = |m: u32, k: usize, gz: bool| {
         use crate::cert::{format::KIND_CASE_TREE, layout};
-        layout::length_dir(out_dir, 3).join(layout::file_name(
-            m,
-            "lower",
-            k as u64,
-            KIND_CASE_TREE,
-            gz,
-        ))
+        let name = layout::file_name(m, crate::check::Bound::Lower, k as u64, KIND_CASE_TREE, gz);
+        layout::length_dir(out_dir, 3).join(name)
     };
     for m in ms.0..=ms.1 {
         let mut best = 2;
