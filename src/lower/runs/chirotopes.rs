@@ -2,8 +2,14 @@
 //! query sets, their state files per shard, the split verdicts shared between searches, and the
 //! exhaustive scans.
 
-use super::*;
-
+use super::cases::MAX_M_EXHAUSTIVE;
+use super::{binary, binary_tokens, parse_shard, sets_bar, state_files};
+use crate::cert::CertificateFile;
+use crate::lower::clausal_cover::SatRoute;
+use crate::search::certify::{check_and_write, provenance};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
 /// Candidate query sets of a chirotope search, in a fixed order (the same in every shard).
 pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u64>>, String> {
     Ok(match family {

@@ -4,19 +4,7 @@
 //! Each run writes only certificates that passed the exact check, and prints one progress line
 //! per step to stderr.
 
-use super::case_tree::orbit_count;
-use super::clausal_cover::SatRoute;
-use super::fooling::{best_bound, certificate, search, RatioTable};
-use super::ratio_lp::{solve_ratio, RatioOutcome};
-use super::theory::{gap_product, query_rho, theory_point};
-use crate::cert::CertificateFile;
-use crate::ratio::{RatioInstance, TokenSpec};
-use crate::rational::{format_q, Q};
-use crate::search::certify::{check_and_write, provenance};
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
 
 mod cases;
 mod chirotopes;

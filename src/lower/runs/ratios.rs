@@ -2,8 +2,15 @@
 //! docs/RATIOS.md, the fooling-set search for small m, the theory curve, and the parametric
 //! disjoint-pairs certificate.
 
-use super::*;
-
+use crate::lower::fooling::{best_bound, certificate, search, RatioTable};
+use crate::lower::ratio_lp::{solve_ratio, RatioOutcome};
+use crate::lower::theory::{gap_product, query_rho, theory_point};
+use crate::ratio::{RatioInstance, TokenSpec};
+use crate::rational::{format_q, Q};
+use crate::search::certify::{check_and_write, provenance};
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
 fn spec_text(s: TokenSpec) -> String {
     match s {
         TokenSpec::Query => "q".into(),

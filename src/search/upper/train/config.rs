@@ -2,6 +2,7 @@
 //! polish and descent, as the command line gives them.
 
 use super::*;
+use std::sync::Arc;
 
 /// Settings of one training run.
 #[derive(Clone, Debug)]

@@ -3,6 +3,8 @@
 //! model of one rank more or of `m - 1` bits).
 
 use super::*;
+use crate::search::upper::rationalize::to_f64;
+use rand::Rng;
 
 /// The neutral start of the values, `G(q, z) = <q, z>` (the target when `z` attains the
 /// minimum), row-major `n x n`.

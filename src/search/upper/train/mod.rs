@@ -13,13 +13,11 @@
 //! floats (and hence the model) do not depend on the number of threads. Nothing here is
 //! trusted: the caller polishes with LPs ([`super::alternating`]) and the exact check decides.
 
-use super::rationalize::to_f64;
 use crate::model::Model;
 use crate::task::{num_tokens, overlap, Token};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Steps between two exact float evaluations of the maximal error (large `m`).

@@ -2,6 +2,7 @@
 //! near 1/2 re-solved given `V`, dyadic rounding, and the checker's own verdict on the rows.
 
 use super::*;
+use crate::search::upper::rationalize::to_f64;
 
 /// With row `q`'s kernel fixed (floats), the values that minimise the row's maximal error:
 /// one LP in the moments `w` and the error bound `lambda`. With `k` fixed the L4 constraints

@@ -2,6 +2,7 @@ use super::*;
 use crate::oracle::bruteforce::max_error_bruteforce;
 use crate::oracle::levels::{max_error as exact_max_error, verdict};
 use crate::rational::half;
+use rand::Rng;
 use std::time::Duration;
 
 /// [`search`] over every restart of the only shard, with no deadline and no logging.
