@@ -234,15 +234,16 @@ pub fn split_key(m: u32, sub: &[u64], p: u32) -> Result<SplitKey, String> {
     let k = sub.len();
     let full = (1u32 << k) - 1;
     let mut best: Option<SplitKey> = None;
+    // One buffer for every order; the key is copied only when it improves.
+    let mut v = Vec::with_capacity(set.patterns.len());
     for map in super::permutations::PatternMaps::new(k).iter() {
-        let mut v: Vec<(u32, u32)> = (set.patterns.iter().zip(&set.sizes))
-            .map(|(&pat, &size)| (map.apply(pat), size))
-            .collect();
-        v.sort();
+        v.clear();
+        v.extend((set.patterns.iter().zip(&set.sizes)).map(|(&pat, &size)| (map.apply(pat), size)));
+        v.sort_unstable();
         let mp = map.apply(p);
-        let key = (v, mp.min(full & !mp));
-        if best.as_ref().is_none_or(|b| key < *b) {
-            best = Some(key);
+        let side = mp.min(full & !mp);
+        if best.as_ref().is_none_or(|(bv, bs)| (&v, side) < (bv, *bs)) {
+            best = Some((v.clone(), side));
         }
     }
     Ok(best.unwrap_or_default())
