@@ -146,7 +146,8 @@ pub type SplitKey = (Vec<(u32, u32)>, u32);
 #[derive(Default)]
 pub struct SplitCache {
     map: std::sync::Mutex<std::collections::HashMap<SplitKey, bool>>,
-    file: Option<std::sync::Mutex<std::fs::File>>,
+    /// The file of a persistent cache, and the verdicts recorded since its last append.
+    file: Option<std::sync::Mutex<(std::fs::File, std::collections::HashSet<SplitKey>)>>,
 }
 
 impl SplitCache {
@@ -164,7 +165,7 @@ impl SplitCache {
         map.extend(text.lines().filter_map(parse_cache_line));
         Ok(SplitCache {
             map: std::sync::Mutex::new(map),
-            file: Some(std::sync::Mutex::new(file)),
+            file: Some(std::sync::Mutex::new((file, Default::default()))),
         })
     }
 
@@ -174,21 +175,49 @@ impl SplitCache {
         Ok(map.get(key).copied())
     }
 
-    /// Records a verdict, and appends it to the file of a persistent cache, unless its class
-    /// has one already (two threads may solve equivalent splits at once; the first one stays).
+    /// Records a verdict, unless its class has one already (two threads may solve equivalent
+    /// splits at once; the first one stays). A persistent cache appends it to its file at the
+    /// next [`SplitCache::flush`].
     fn insert(&self, key: SplitKey, closed: bool) -> Result<(), String> {
         let mut map = self.map.lock().map_err(|_| "cache poisoned")?;
         if let std::collections::hash_map::Entry::Vacant(slot) = map.entry(key) {
-            let line = cache_line(slot.key(), closed);
-            slot.insert(closed);
             if let Some(file) = &self.file {
-                use std::io::Write as _;
                 let mut file = file.lock().map_err(|_| "cache poisoned")?;
-                file.write_all(line.as_bytes())
-                    .map_err(|e| format!("cannot write the split cache: {e}"))?;
+                file.1.insert(slot.key().clone());
             }
+            slot.insert(closed);
         }
         Ok(())
+    }
+
+    /// Appends the verdicts recorded since the last flush to the file of a persistent cache
+    /// (one write), those of `order` first and in its order, any others after them in key
+    /// order: the set recorded between two flushes does not depend on which thread solved what,
+    /// so neither do the bytes.
+    fn flush(&self, order: &[SplitKey]) -> Result<(), String> {
+        use std::io::Write as _;
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let map = self.map.lock().map_err(|_| "cache poisoned")?;
+        let mut file = file.lock().map_err(|_| "cache poisoned")?;
+        let (out, fresh) = &mut *file;
+        let mut rest: Vec<SplitKey> = Vec::new();
+        let mut lines = String::new();
+        for key in order.iter() {
+            if let (true, Some(&closed)) = (fresh.remove(key), map.get(key)) {
+                lines.push_str(&cache_line(key, closed));
+            }
+        }
+        rest.extend(fresh.drain());
+        rest.sort();
+        for key in &rest {
+            if let Some(&closed) = map.get(key) {
+                lines.push_str(&cache_line(key, closed));
+            }
+        }
+        out.write_all(lines.as_bytes())
+            .map_err(|e| format!("cannot write the split cache: {e}"))
     }
 
     /// How many verdicts the cache holds.
@@ -466,8 +495,17 @@ pub(crate) fn solve_splits(
     solve_splits_counted(m, rows, need, cache, &|| {})
 }
 
+/// Splits solved between two appends to the file of a persistent cache.
+const CACHE_ROUND: usize = 1024;
+
 /// [`solve_splits`], calling `tick` once per split solved (from any thread), for a progress
 /// report.
+///
+/// With a cache the splits go in rounds of [`CACHE_ROUND`], solved in parallel, each sharing
+/// its verdict through the cache as soon as it has one; at the end of a round the verdicts new
+/// to the cache are appended to its file in the order of `need` ([`SplitCache::flush`]), so that
+/// the file is the same byte for byte whatever the number of threads (before, each verdict was
+/// appended as its LP finished).
 pub(crate) fn solve_splits_counted(
     m: u32,
     rows: &[u64],
@@ -475,48 +513,68 @@ pub(crate) fn solve_splits_counted(
     cache: Option<&SplitCache>,
     tick: &(dyn Fn() + Sync),
 ) -> Result<SplitOutcomes, String> {
-    let k = rows.len();
-    let solved: Vec<Result<SplitOutcome, String>> = need
-        .par_iter()
-        .map(|&(s, p)| {
-            let key = if let Some(_c) = cache {
-                let idx: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
-                let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
-                let sp = idx
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &i)| (p >> i) & 1 == 1)
-                    .fold(0u32, |a, (j, _)| a | 1 << j);
-                Some(split_key(m, &sub, sp)?)
-            } else {
-                None
-            };
-            if let (Some(c), Some(key)) = (cache, key.as_ref()) {
-                if let Some(closed) = c.get(key)? {
-                    tick();
-                    return Ok(if closed {
-                        SplitOutcome::ClosedByCache
-                    } else {
-                        SplitOutcome::Open(0.0)
-                    });
-                }
-            }
-            let r = solve_support_split(m, rows, s, p)?;
-            if let (Some(c), Some(key)) = (cache, key) {
-                c.insert(key, r.is_ok())?;
-            }
-            tick();
-            Ok(match r {
-                Ok(leaf) => SplitOutcome::Closed(leaf),
-                Err(margin) => SplitOutcome::Open(margin),
-            })
-        })
-        .collect();
     let mut splits = BTreeMap::new();
-    for (key, r) in need.into_iter().zip(solved) {
-        splits.insert(key, r?);
+    for round in need.chunks(if cache.is_some() {
+        CACHE_ROUND
+    } else {
+        need.len().max(1)
+    }) {
+        let solved: Vec<Result<(Option<SplitKey>, SplitOutcome), String>> = round
+            .par_iter()
+            .map(|&(s, p)| {
+                let key = match cache {
+                    Some(_) => Some(support_split_key(m, rows, s, p)?),
+                    None => None,
+                };
+                if let (Some(c), Some(k)) = (cache, key.as_ref()) {
+                    if let Some(closed) = c.get(k)? {
+                        tick();
+                        let outcome = if closed {
+                            SplitOutcome::ClosedByCache
+                        } else {
+                            SplitOutcome::Open(0.0)
+                        };
+                        // The key goes back even so: the order of the file's lines is that
+                        // of the first split of each class in `need`, whichever thread got it.
+                        return Ok((key, outcome));
+                    }
+                }
+                let r = solve_support_split(m, rows, s, p)?;
+                if let (Some(c), Some(key)) = (cache, key.as_ref()) {
+                    c.insert(key.clone(), r.is_ok())?;
+                }
+                tick();
+                let outcome = match r {
+                    Ok(leaf) => SplitOutcome::Closed(leaf),
+                    Err(margin) => SplitOutcome::Open(margin),
+                };
+                Ok((key, outcome))
+            })
+            .collect();
+        let mut order = Vec::new();
+        for (&split, r) in round.iter().zip(solved) {
+            let (key, outcome) = r?;
+            order.extend(key);
+            splits.insert(split, outcome);
+        }
+        if let Some(c) = cache {
+            c.flush(&order)?;
+        }
     }
     Ok(splits)
+}
+
+/// The key of split `(s, p)` of `rows` ([`split_key`] of the queries of support `s`, `p`'s
+/// positions renumbered among them).
+fn support_split_key(m: u32, rows: &[u64], s: u32, p: u32) -> Result<SplitKey, String> {
+    let idx: Vec<usize> = (0..rows.len()).filter(|&i| (s >> i) & 1 == 1).collect();
+    let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
+    let sp = idx
+        .iter()
+        .enumerate()
+        .filter(|(_, &i)| (p >> i) & 1 == 1)
+        .fold(0u32, |a, (j, _)| a | 1 << j);
+    split_key(m, &sub, sp)
 }
 
 /// Every split `(support, P)` of `k` queries whose support has a size in `sizes`, `P` holding
@@ -873,10 +931,50 @@ mod tests {
         assert_eq!(cache.get(&(vec![(7, 7)], 0)).unwrap(), Some(true));
         assert_eq!(cache.get(&(vec![(7, 8)], 0)).unwrap(), None);
         cache.insert(key.clone(), false).unwrap();
+        assert_eq!(std::fs::read_to_string(&mine).unwrap(), "7:7;0 1\n7:8;0\n");
+        cache.flush(&[]).unwrap();
         let text = std::fs::read_to_string(&mine).unwrap();
         assert_eq!(text, "7:7;0 1\n7:8;0\n3:12,5:40,6:1;6 0\n");
         let again = SplitCache::persistent(&[other], &mine).unwrap();
         assert_eq!((again.len(), again.get(&key).unwrap()), (3, Some(false)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_cache_file_is_the_same_whatever_the_threads() {
+        // Six pairs of the prism at m = 6, every split of four of them: 105 splits, fewer
+        // classes, solved with a persistent cache on one and on two threads.
+        let rows = [0b000011, 0b000101, 0b000110, 0b011000, 0b101000, 0b110000];
+        let need = splits_of_sizes(rows.len(), 4..=4);
+        let plain = solve_splits(6, &rows, need.clone(), None).unwrap();
+        let dir = std::env::temp_dir().join(format!("nkrank-cache-threads-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut files = Vec::new();
+        for threads in [1, 2] {
+            let path = dir.join(format!("cache{threads}.txt"));
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let cache = SplitCache::persistent(&[], &path).unwrap();
+            let cached = pool
+                .install(|| solve_splits(6, &rows, need.clone(), Some(&cache)))
+                .unwrap();
+            // The same verdicts as without the cache, one line per class.
+            for (split, outcome) in &plain {
+                assert_eq!(cached[split].is_closed(), outcome.is_closed(), "{split:?}");
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let classes: BTreeSet<SplitKey> = need
+                .iter()
+                .map(|&(s, p)| support_split_key(6, &rows, s, p).unwrap())
+                .collect();
+            assert_eq!(text.lines().count(), classes.len());
+            assert!(classes.len() > 1 && classes.len() < need.len());
+            files.push(text);
+        }
+        assert_eq!(files[0], files[1]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

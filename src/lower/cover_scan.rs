@@ -388,9 +388,12 @@ pub fn solve_verdict(m: u32, (q, p): SplitTask) -> Result<Verdict, String> {
     }
 }
 
+/// Split tasks solved in parallel between two writes to the state file.
+const TASK_ROUND: usize = 256;
+
 /// Solves the tasks of shard `i` of `n` (task index `= i mod n`) that `table` has no verdict
-/// for, in parallel, appending each verdict as one line (one write) to the shard's state file
-/// in `dir` and to `table`. Prints progress to stderr. Returns the number solved.
+/// for, in parallel, appending each verdict as one line to the shard's state file in `dir` (in
+/// the order of the tasks) and to `table`. Prints progress to stderr. Returns the number solved.
 pub fn solve_split_tasks(
     tasks: &[SplitTask],
     table: &mut SplitTable,
@@ -416,40 +419,40 @@ pub fn solve_split_tasks(
         return Ok(0);
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let file = std::sync::Mutex::new(file);
+    let (_, mut file) = super::runs::open_log(&path)?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let start = std::time::Instant::now();
     let step = (todo.len() / 100).max(1);
-    let solved: Vec<Result<Verdict, String>> = todo
-        .par_iter()
-        .map(|&task| {
-            let v = solve_verdict(m, task)?;
-            // One write per line: an interruption leaves at most one cut line, which is
-            // ignored when read back.
-            let line = format!("{}\n", split_line(m, task, v));
-            file.lock()
-                .map_err(|_| "state file lock poisoned".to_string())?
-                .write_all(line.as_bytes())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if d.is_multiple_of(step) || d == todo.len() {
-                let secs = start.elapsed().as_secs_f64();
-                eprintln!(
-                    "  {d}/{} splits solved ({secs:.0} s, about {:.0} s left)",
-                    todo.len(),
-                    secs / d as f64 * (todo.len() - d) as f64
-                );
-            }
-            Ok(v)
-        })
-        .collect();
-    for (&(q, p), v) in todo.iter().zip(solved) {
-        table.insert(q, p, v?);
+    // Solved in parallel a round at a time, and written in the order of the tasks, one write
+    // per round: the state file is then the same whatever the number of threads, and an
+    // interruption loses at most one round and leaves at most one cut line (ignored when read
+    // back).
+    for round in todo.chunks(TASK_ROUND) {
+        let solved: Vec<Result<Verdict, String>> = round
+            .par_iter()
+            .map(|&task| {
+                let v = solve_verdict(m, task)?;
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if d.is_multiple_of(step) || d == todo.len() {
+                    let secs = start.elapsed().as_secs_f64();
+                    eprintln!(
+                        "  {d}/{} splits solved ({secs:.0} s, about {:.0} s left)",
+                        todo.len(),
+                        secs / d as f64 * (todo.len() - d) as f64
+                    );
+                }
+                Ok(v)
+            })
+            .collect();
+        let mut lines = String::new();
+        for (&task, v) in round.iter().zip(solved) {
+            let v = v?;
+            lines.push_str(&split_line(m, task, v));
+            lines.push('\n');
+            table.insert(task.0, task.1, v);
+        }
+        file.write_all(lines.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(todo.len())
 }
