@@ -7,6 +7,7 @@ use nkrank::check::CheckOptions;
 use nkrank::search::table_render::{citation_line, render_table, TableFormat};
 use std::path::{Path, PathBuf};
 
+/// `nkrank table`: the checked bounds of `paths` as a table, with the root hash of a folder.
 pub(crate) fn table(format: Format, paths: &[PathBuf], max_m: u32) -> Result<(), String> {
     let results = checked(paths)?;
     let fmt = match format {
@@ -72,6 +73,7 @@ fn checked(paths: &[PathBuf]) -> Result<Vec<nkrank::check::report::FileResult>, 
     Ok(results)
 }
 
+/// `nkrank plot`: the checked bounds of `paths` (N = 3) drawn as an SVG file.
 pub(crate) fn plot(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
     let results = checked(paths)?;
     let series = nkrank::plot::series(&results, 3);
@@ -87,6 +89,7 @@ pub(crate) fn plot(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
     Ok(())
 }
 
+/// `nkrank plot --errors`: the error-versus-rank data of a CSV file drawn as an SVG file.
 pub(crate) fn plot_errors(out: &Path, csv: &Path) -> Result<(), String> {
     let text =
         std::fs::read_to_string(csv).map_err(|e| format!("cannot read {}: {e}", csv.display()))?;
@@ -100,6 +103,7 @@ pub(crate) fn plot_errors(out: &Path, csv: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// `nkrank merge`: the best checked certificate of every bound in `paths`, copied into `out`.
 pub(crate) fn merge(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
     use nkrank::cert::merge::{best_per_bound, merge_into, Merged};
     let results = checked(paths)?;
@@ -132,6 +136,7 @@ pub(crate) fn merge(out: &Path, paths: &[PathBuf]) -> Result<(), String> {
     Ok(())
 }
 
+/// `nkrank manifest`: writes the `MANIFEST` of a folder and prints its root hash.
 pub(crate) fn manifest(dir: &Path) -> Result<(), String> {
     if !dir.is_dir() {
         return Err(format!("{} is not a folder", dir.display()));

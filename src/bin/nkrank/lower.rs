@@ -198,6 +198,7 @@ pub(crate) enum Lower {
     },
 }
 
+/// `nkrank lower`: runs one lower-bound command.
 pub(crate) fn lower(what: Lower) -> Result<(), String> {
     match what {
         Lower::Ratios { wmin, wmax, out } => {

@@ -83,6 +83,8 @@ fn report(path: &Path, p: &nkrank::check::Proven, secs: f64) {
     );
 }
 
+/// `nkrank solve`: for each `m` of `ms`, rank 1, the full-rank model and the search, each
+/// certificate checked before it is written into `out`.
 pub(crate) fn solve(
     ms: (u32, u32),
     length: u32,
