@@ -202,14 +202,13 @@ impl SplitCache {
         let map = self.map.lock().map_err(|_| "cache poisoned")?;
         let mut file = file.lock().map_err(|_| "cache poisoned")?;
         let (out, fresh) = &mut *file;
-        let mut rest: Vec<SplitKey> = Vec::new();
         let mut lines = String::new();
         for key in order.iter() {
             if let (true, Some(&closed)) = (fresh.remove(key), map.get(key)) {
                 lines.push_str(&cache_line(key, closed));
             }
         }
-        rest.extend(fresh.drain());
+        let mut rest: Vec<SplitKey> = fresh.drain().collect();
         rest.sort();
         for key in &rest {
             if let Some(&closed) = map.get(key) {

@@ -5,6 +5,7 @@ use crate::lower::case_tree::orbit_count;
 use crate::search::certify::{check_and_write, provenance};
 use std::path::Path;
 use std::time::Instant;
+
 /// Largest `orbits * queries` for which the case-tree search builds LPs (the `m = 10`, 4-query
 /// tree, 972, takes minutes).
 pub const MAX_SEARCH_WORK: u64 = 1000;

@@ -10,6 +10,7 @@ use crate::search::certify::{check_and_write, provenance};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
+
 /// Candidate query sets of a chirotope search, in a fixed order (the same in every shard).
 pub fn chirotope_candidates(m: u32, k: usize, family: &str) -> Result<Vec<Vec<u64>>, String> {
     Ok(match family {

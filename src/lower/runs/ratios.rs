@@ -11,6 +11,7 @@ use crate::search::certify::{check_and_write, provenance};
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
+
 fn spec_text(s: TokenSpec) -> String {
     match s {
         TokenSpec::Query => "q".into(),

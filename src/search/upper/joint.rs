@@ -399,7 +399,7 @@ impl Snapshot {
 
 /// Refines `fm` in place by joint LP steps until one of the `limits` is reached. When the steps reach
 /// a stationary point (the trust radius shrinks to nothing) with LPs left, the search hops:
-/// the best model so far, its log-features jittered by a seeded `+-``HOP_JITTER`, is
+/// the best model so far, its log-features jittered by a seeded `+-HOP_JITTER`, is
 /// refined again. `fm` ends as the best model seen, so its error never goes up.
 ///
 /// After every descent the state goes to `save`; given back as `resume` (a run interrupted
@@ -727,10 +727,10 @@ pub fn last_feature_share(fm: &FloatModel) -> f64 {
 /// Squeezes the last feature of `fm` out while the model stays as good as it is: each joint
 /// LP pushes that feature's log-features down as far as it can (every query's and every
 /// key's, within the trust radius) while the linearised error of every cut stays below the
-/// cap, `1/2 - ``SQUEEZE_MARGIN` or the start's own error if that is higher. A step is kept
+/// cap, `1/2 - SQUEEZE_MARGIN` or the start's own error if that is higher. A step is kept
 /// only if the true float maximal error stays below the cap; otherwise the sequences it made
 /// worst join the cuts, and after `CUT_ROUNDS` the radius halves. It ends as soon as the
-/// model without the feature errs by less than `1/2 - ``SQUEEZE_MARGIN`` / 2` (or less
+/// model without the feature errs by less than `1/2 - SQUEEZE_MARGIN / 2` (or less
 /// than the cap, if that is lower), at a radius below `DELTA_MIN`
 /// (the feature cannot go down further in any direction the linearisation sees), after
 /// `limits.max_lps` LPs or at the deadline. Rank descent that never leaves the models that

@@ -639,7 +639,11 @@ pub fn existing_best(dir: &Path, m: u32, length: u32) -> Option<usize> {
 /// one does not count). Nothing is checked here.
 pub fn best_model_file(dir: &Path, m: u32, length: u32) -> Option<(usize, PathBuf)> {
     (crate::cert::layout::named_files(dir, length).into_iter())
-        .filter(|(n, _)| n.m == m && n.bound == crate::check::Bound::Upper && n.kind == "model")
+        .filter(|(n, _)| {
+            n.m == m
+                && n.bound == crate::check::Bound::Upper
+                && n.kind == crate::cert::format::KIND_MODEL
+        })
         .filter_map(|(n, path)| Some((usize::try_from(n.rank).ok()?, path)))
         .min()
 }
