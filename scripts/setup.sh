@@ -2,7 +2,8 @@
 # Installs what the build needs on a fresh Debian machine, then builds everything in release
 # mode. HiGHS is compiled from source by the highs-sys crate: it needs cmake, and bindgen needs
 # libclang itself (not libclang-cpp, a different library that base images often ship). The
-# checker alone (cargo build --no-default-features --bin nkrank-check) needs neither.
+# checker alone (cargo build --no-default-features --bin nkrank-check) needs neither. python3
+# (for the schema check of scripts/test.sh) is installed too if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +24,9 @@ have_libclang() {
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 have_libclang || missing+=(libclang-dev)
+# The schema check of scripts/test.sh runs Python; slim images of Debian with Rust have none.
+# Its validators come from PyPI (scripts/check-schema.sh), in a virtual environment if need be.
+command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""
