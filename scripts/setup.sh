@@ -23,6 +23,9 @@ have_libclang() {
 
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
+# cmake builds HiGHS (C++) with make by default; slim images may lack both.
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
 have_libclang || missing+=(libclang-dev)
 # The schema check of scripts/test.sh runs Python; slim images of Debian with Rust have none.
 # Its validators come from PyPI (scripts/check-schema.sh), in a virtual environment if need be.
