@@ -176,11 +176,7 @@ impl RatioInstance {
             }
         }
         for i in 0..=w {
-            let available = class_size(w, i, m - w) - u64::from(i == w);
-            let named = [self.a, self.b]
-                .iter()
-                .filter(|s| **s == TokenSpec::Level(i))
-                .count() as u64;
+            let (available, named) = self.level_tokens(i);
             if named > available {
                 return Err(format!(
                     "level {i} of a row of weight {w} with m = {m} holds only {available} token(s) other than q, but the lemma names {named}"
@@ -188,6 +184,17 @@ impl RatioInstance {
             }
         }
         Ok(())
+    }
+
+    /// Level `i` of the row (weight at most `m`): tokens other than `q`; how many `a`, `b` name.
+    fn level_tokens(&self, i: u32) -> (u64, u64) {
+        let w = self.query_weight;
+        let available = class_size(w, i, self.m - w) - u64::from(i == w);
+        let named = [self.a, self.b]
+            .iter()
+            .filter(|s| **s == TokenSpec::Level(i))
+            .count() as u64;
+        (available, named)
     }
 
     /// The orbit holding a named token.
@@ -211,7 +218,6 @@ impl RatioInstance {
     /// The nonempty orbits, in order (`q`, `a`, `b`, then classes by level). Assumes
     /// [`RatioInstance::validate`] passed.
     pub fn orbits(&self) -> Vec<Orbit> {
-        let (m, w) = (self.m, self.query_weight);
         let mut out = vec![Orbit::Query];
         if self.a != TokenSpec::Query {
             out.push(Orbit::A);
@@ -219,12 +225,8 @@ impl RatioInstance {
         if self.b != TokenSpec::Query {
             out.push(Orbit::B);
         }
-        for i in 0..=w {
-            let available = class_size(w, i, m - w) - u64::from(i == w);
-            let named = [self.a, self.b]
-                .iter()
-                .filter(|s| **s == TokenSpec::Level(i))
-                .count() as u64;
+        for i in 0..=self.query_weight {
+            let (available, named) = self.level_tokens(i);
             if available > named {
                 out.push(Orbit::Class(i));
             }
