@@ -4,13 +4,15 @@
 # Installs the validators if they are missing: the Python package jsonschema, and jsonschema-rs
 # (the Rust implementation, a binary wheel), which takes the large certificates in seconds where
 # jsonschema takes minutes. Without a wheel of jsonschema-rs for this machine every file goes
-# through jsonschema alone (slower, the same verdicts). They go to the user's site packages; where
-# the system's Python refuses that (an "externally managed" Python, PEP 668, as Debian and Ubuntu
-# ship it) or has no pip, both go to a virtual environment of this script's own, target/schema-venv, which
-# `cargo clean` removes with the rest of target/.
+# through jsonschema alone (slower, the same verdicts). They go to the user's site packages;
+# where the system's Python refuses that (an "externally managed" Python, PEP 668, as Debian and
+# Ubuntu ship it) or has no pip, both go to a virtual environment of this script's own,
+# target/schema-venv, which `cargo clean` removes with the rest of target/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=target/schema-venv
+JSONSCHEMA='jsonschema==4.26.0'
+JSONSCHEMA_RS='jsonschema-rs==0.61.2'
 py=python3
 [ -x "$VENV/bin/python" ] && py="$VENV/bin/python"
 
@@ -32,8 +34,8 @@ install() {
             }
             py="$VENV/bin/python"
             # Both validators now go to the new environment, the one installed before as well.
-            install jsonschema_rs 'jsonschema-rs==0.61.2' optional
-            install jsonschema 'jsonschema==4.26.0'
+            install jsonschema_rs "$JSONSCHEMA_RS" optional
+            install jsonschema "$JSONSCHEMA"
             return 0
         fi
     else
@@ -48,6 +50,6 @@ install() {
     exit 1
 }
 
-install jsonschema_rs 'jsonschema-rs==0.61.2' optional
-install jsonschema 'jsonschema==4.26.0'
+install jsonschema_rs "$JSONSCHEMA_RS" optional
+install jsonschema "$JSONSCHEMA"
 "$py" scripts/check_schema.py "$@"
