@@ -5,6 +5,7 @@
 
 mod scratch;
 use nkrank_core::rank1::{ConstraintKey, SideKey};
+use nkrank_core::rational::{format_q, parse_q};
 use scratch::Scratch;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -193,6 +194,43 @@ fn huge_denominators_in_a_case_tree_leaf_and_in_lemmas() {
         1,
         "combination",
     );
+}
+
+/// The points of a lemma are homogeneous: an interior point scaled by a positive factor stays
+/// interior, and the witness, scaled, stays on the boundary (every constraint its combination
+/// names is tight there). Scaled by `(10^2000 + 1) / 10^2000`, the coordinates of the first
+/// lemma of the `m = 58` fooling set become numbers of about 4,000 characters; the lemma
+/// (36 orbits, 1,332 constraints) must still be decided exactly both ways. (Sums of such
+/// fractions took seconds per lemma before each point was brought to one common denominator:
+/// `docs/BENCHMARKS.md`, "Points with long numbers".)
+#[test]
+fn long_numbers_in_the_points_of_lemmas() {
+    let dir = scratch("points");
+    let ten = format!("1{}", "0".repeat(2000));
+    let factor = parse_q(&format!("{ten}1/{ten}")).unwrap();
+    let scale = |point: &Value| {
+        let mut point = point.clone();
+        for entry in point.as_array_mut().unwrap() {
+            for field in ["k", "w"] {
+                let x = parse_q(entry[field].as_str().unwrap()).unwrap() * &factor;
+                entry[field] = json!(format_q(&x));
+            }
+        }
+        point
+    };
+    let mut fooling = committed("len3/m58-lower-r36-fooling-set.json");
+    let lemma = &mut fooling["fooling"]["lemmas"][0];
+    lemma["interior"] = scale(&lemma["interior"]);
+    let long = (lemma["interior"].as_array().unwrap().iter())
+        .filter(|e| e["w"].as_str().unwrap().len() > 4000)
+        .count();
+    assert!(long >= 20, "{long} long coordinates");
+    let doc = serde_json::to_vec(&fooling).unwrap();
+    expect(&dir, "scaled.json", &doc, 0, "r*(58, 3) >= 36");
+    let lemma = &mut fooling["fooling"]["lemmas"][0];
+    lemma["interior"] = scale(&lemma["witness"]);
+    let doc = serde_json::to_vec(&fooling).unwrap();
+    expect(&dir, "boundary.json", &doc, 1, "strictly: value 0");
 }
 
 /// A rank-1 model `U = 1`, `V[z] = v(z)`, with level values `gamma[q][s] = value(q, s)`.

@@ -12,7 +12,10 @@
 //! bound. It prints its own statistics.
 //!
 //! Default: 2000 cases, seed 1. Longer runs: `NKRANK_FUZZ_CASES=100000 NKRANK_FUZZ_SEED=7
-//! cargo test --release -p nkrank-core --test fuzz -- --nocapture`.
+//! cargo test --release -p nkrank-core --test fuzz -- --nocapture`. One case of a run again,
+//! its mutant written to a file: `NKRANK_FUZZ_SEED=7 NKRANK_FUZZ_ONLY=N NKRANK_FUZZ_SAVE=FILE
+//! cargo test --release -p nkrank-core --test fuzz mutants -- --nocapture` (the statistics
+//! line then counts that case alone).
 
 mod common;
 
@@ -303,8 +306,14 @@ fn still_true(cert: &CertificateFile, proven: &Proven, committed: &[Proven]) -> 
 
 #[test]
 fn mutants_never_panic_hang_or_prove_falsehoods() {
-    let cases = env_u64("NKRANK_FUZZ_CASES", 2000);
     let seed = env_u64("NKRANK_FUZZ_SEED", 1);
+    // NKRANK_FUZZ_ONLY=N makes the cases of the run as usual but checks case N alone (no check
+    // draws from the generator), and NKRANK_FUZZ_SAVE=FILE writes its mutant as the checker read
+    // it: a slow or failing case of a long run is reproduced in seconds.
+    let only = std::env::var("NKRANK_FUZZ_ONLY")
+        .ok()
+        .map(|v| v.parse::<u64>().expect("NKRANK_FUZZ_ONLY: a case number"));
+    let cases = env_u64("NKRANK_FUZZ_CASES", 2000).max(only.map_or(0, |n| n + 1));
     let (seeds, committed) = corpus();
     assert!(seeds.len() >= 10, "corpus too small: {}", seeds.len());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -329,7 +338,13 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
         };
         // One case in ten is stored as gzip and read through the decoder, as a `.json.gz`.
         let stored = rng.gen_bool(0.1).then(|| gzip_mutant(&mut rng, &bytes));
+        if only.is_some_and(|n| n != case) {
+            continue;
+        }
         gzipped += u64::from(stored.is_some());
+        if let Ok(path) = std::env::var("NKRANK_FUZZ_SAVE") {
+            std::fs::write(&path, stored.as_ref().unwrap_or(&bytes)).unwrap();
+        }
         let label = format!("case {case} (seed {seed}, from {})", s.name);
         let start = Instant::now();
         let outcome = std::panic::catch_unwind(|| {
@@ -376,7 +391,10 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
         slowest.0,
         slowest.1
     );
-    assert_eq!(unparsed + rejected + accepted, cases);
+    assert_eq!(
+        unparsed + rejected + accepted,
+        if only.is_some() { 1 } else { cases }
+    );
 }
 
 #[test]

@@ -715,6 +715,68 @@ mod ratio {
     }
 }
 
+/// Tests of `src/check/ratio_cert.rs`: the work of a lemma's points, charged to a budget.
+mod ratio_cert {
+    use nkrank_core::cert::format::RatioJson;
+    use nkrank_core::check::ratio_cert::*;
+    use serde_json::Value;
+
+    /// The lemmas of a committed fooling set, every one with a witness and an interior point.
+    fn lemmas(file: &str) -> (u32, u32, Vec<RatioJson>) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../certificates/len3")
+            .join(file);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let lemmas: Vec<RatioJson> =
+            serde_json::from_value(doc["fooling"]["lemmas"].clone()).unwrap();
+        assert!(lemmas
+            .iter()
+            .all(|l| l.witness.is_some() && l.interior.is_some()));
+        let m = doc["m"].as_u64().unwrap() as u32;
+        (m, doc["length"].as_u64().unwrap() as u32, lemmas)
+    }
+
+    /// A point is charged its constraints times the `2 N` terms of one times (the words of its
+    /// largest scaled coordinate + 4): so the two points of a lemma cost a multiple of
+    /// `constraints * 2 N` (the constraints counted here by listing them), at least 10 times it,
+    /// and exactly that budget suffices, one word operation less does not.
+    #[test]
+    fn the_points_are_charged_by_their_constraints() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates/len3");
+        let mut files: Vec<String> = (std::fs::read_dir(dir).unwrap())
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|f| f.ends_with("-fooling-set.json"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 50, "{files:?}");
+        for file in &files {
+            let (m, length, lemmas) = lemmas(file);
+            let mut total = 0;
+            for l in &lemmas {
+                let mut budget = MAX_POINT_WORK;
+                let lemma = check_ratio_within(m, length, l, &mut budget).unwrap();
+                assert!(lemma.tight);
+                let spent = MAX_POINT_WORK - budget;
+                let unit = lemma.instance.all_constraints().len() as u64 * 2 * u64::from(length);
+                assert!(
+                    spent.is_multiple_of(unit) && spent >= 10 * unit,
+                    "{file}: {spent} {unit}"
+                );
+                let mut exact = spent;
+                check_ratio_within(m, length, l, &mut exact).unwrap();
+                assert_eq!(exact, 0);
+                let mut short = spent - 1;
+                let err = check_ratio_within(m, length, l, &mut short).unwrap_err();
+                assert!(err.contains("cost cap"), "{err}");
+                total += spent;
+            }
+            // One budget for all the lemmas of a file: every committed one far within the cap
+            // (1,758,240 word operations at most, for `m = 62`).
+            assert!(total < MAX_POINT_WORK / 100, "{file}: {total}");
+        }
+    }
+}
+
 /// Tests of `src/cert/packed_proof.rs`.
 mod packed_proof {
     use nkrank_core::cert::packed_proof::{base85_group, unpack_proof, DIGITS};

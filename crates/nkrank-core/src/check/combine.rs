@@ -87,6 +87,30 @@ pub fn named_multiplier<O, K>(
     Ok((key, parse_q(y).map_err(at)?))
 }
 
+/// The least common denominator `D > 0` of `numbers`, refused as soon as it has more than
+/// [`MAX_COMBINATION_DENOMINATOR_BITS`] bits; `whose` names the numbers in the message. Every
+/// exact sum of many rationals in a certificate (a combination's multipliers, a point's
+/// coordinates) is formed as `D` times itself in integers, with no gcd per addition.
+pub fn common_denominator<'a>(
+    numbers: impl IntoIterator<Item = &'a Q>,
+    whose: &str,
+) -> Result<BigInt, String> {
+    let mut den = BigInt::one();
+    for y in numbers {
+        let d = y.denom();
+        if d.is_one() {
+            continue;
+        }
+        den = crate::model::scaled::lcm_with(&den, d);
+        if den.bits() > MAX_COMBINATION_DENOMINATOR_BITS {
+            return Err(format!(
+                "{whose} common denominator has more than {MAX_COMBINATION_DENOMINATOR_BITS} bits, over the cost cap of the format"
+            ));
+        }
+    }
+    Ok(den)
+}
+
 /// A linear combination `sum_i y_i a_i` over variables `V`, held exactly as `D` times itself
 /// in integers, `D > 0` the least common denominator of the multipliers.
 #[derive(Clone, Debug)]
@@ -99,21 +123,8 @@ impl<V: Ord + Clone> Combination<V> {
     /// Prepares a combination whose multipliers (of any sign: relations may carry negative
     /// ones) are among `multipliers`; refuses when their common denominator is over the cap.
     pub fn new<'a>(multipliers: impl IntoIterator<Item = &'a Q>) -> Result<Self, String> {
-        let mut den = BigInt::one();
-        for y in multipliers {
-            let d = y.denom();
-            if d.is_one() {
-                continue;
-            }
-            den = crate::model::scaled::lcm_with(&den, d);
-            if den.bits() > MAX_COMBINATION_DENOMINATOR_BITS {
-                return Err(format!(
-                    "the multipliers' common denominator has more than {MAX_COMBINATION_DENOMINATOR_BITS} bits, over the cost cap of the format"
-                ));
-            }
-        }
         Ok(Combination {
-            den,
+            den: common_denominator(multipliers, "the multipliers'")?,
             coefficients: BTreeMap::new(),
         })
     }

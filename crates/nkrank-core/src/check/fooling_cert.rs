@@ -15,12 +15,13 @@
 //! `min(s, least r with r^2 P >= 1)`.
 //!
 //! # Checks
-//! Every lemma is verified exactly ([`super::ratio_cert::check_ratio`]); every pair is in
-//! range, forced, and its `z` distinct from every other pair's `z` (a lemma names two
-//! distinct tokens); every ordered pair `(i, j)` finds its lemma `(|q_i|, z_i, z_j)` by how
-//! `z_i` and `z_j` sit in row `q_i`; then `L <= s` and `(L - 1)^2 P < 1`.
+//! Every lemma is verified exactly ([`super::ratio_cert::check_ratio_within`], the work of
+//! their points taken from one budget); every pair is in range, forced, and its `z` distinct
+//! from every other pair's `z` (a lemma names two distinct tokens); every ordered pair
+//! `(i, j)` finds its lemma `(|q_i|, z_i, z_j)` by how `z_i` and `z_j` sit in row `q_i`; then
+//! `L <= s` and `(L - 1)^2 P < 1`.
 
-use super::ratio_cert::check_ratio;
+use super::ratio_cert::{check_ratio_within, MAX_POINT_WORK};
 use crate::cert::format::FoolingJson;
 use crate::ratio::TokenSpec;
 use crate::rational::{format_q_short, Q};
@@ -124,8 +125,10 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
         }
     }
     let mut rho = BTreeMap::new();
+    let mut budget = MAX_POINT_WORK;
     for (idx, lj) in f.lemmas.iter().enumerate() {
-        let lemma = check_ratio(m, length, lj).map_err(|e| format!("lemma {idx}: {e}"))?;
+        let lemma = check_ratio_within(m, length, lj, &mut budget)
+            .map_err(|e| format!("lemma {idx}: {e}"))?;
         let key = (
             lemma.instance.query_weight,
             lemma.instance.a,

@@ -21,8 +21,9 @@
 //! to the (rescaled) interior point is strictly feasible except at its end and its ratio tends
 //! to `rho`. Both are checked exactly when present; a present but wrong point is an error.
 
-use super::combine::{named_multiplier, parse_multipliers, Combination};
+use super::combine::{common_denominator, named_multiplier, parse_multipliers, Combination};
 use crate::cert::format::{RatioJson, RatioMultiplierJson, RatioPointEntryJson, TokenSpecJson};
+use crate::chirotope::binomial;
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioVar, TokenSpec, MAX_LENGTH_RATIO};
 use crate::rational::{format_q_short, parse_q, Q};
 use num_bigint::BigInt;
@@ -91,17 +92,58 @@ pub fn multiplier_from_json(
     )
 }
 
-/// Value of a constraint at a point given per orbit.
-pub fn evaluate(inst: &RatioInstance, key: &RatioKey, point: &BTreeMap<Orbit, (Q, Q)>) -> Q {
-    let mut s = Q::zero();
-    for (var, c) in key.coefficients(inst) {
-        let c = Q::from_integer(BigInt::from(c));
-        match var {
-            RatioVar::Kernel(o) => s += c * &point[&o].0,
-            RatioVar::Value(o) => s += c * &point[&o].1,
+/// Most word operations that the points (witness, interior) of the lemmas of one file may ask
+/// for. A point names `O(W)` numbers but is tested on every constraint of its system,
+/// `O(W^(N - 1))` of them, so without a cap a file of valid tight lemmas could cost minutes per
+/// megabyte. Each point is charged before it is tested: its constraints, times the `2 N` terms
+/// of one, times the machine words of its largest scaled coordinate plus 4 (the cost of a term
+/// beyond its words). The points of a committed certificate ask for 1,758,240 at most.
+pub const MAX_POINT_WORK: u64 = 1 << 28;
+
+/// Checks that every constraint of the reduced system has a positive value at `point`, or a
+/// zero one when `allow_zero`; `violated` words the message for the first that does not, given
+/// the constraint and its value. The point's coordinates are first brought to their least
+/// common denominator `D` (within the cost cap), so that each value is formed as `D` times
+/// itself from small multiples of integers, with no gcd per addition: a point with numbers of
+/// thousands of digits made the sums of fractions cost seconds per lemma. What the test costs
+/// is first taken from `budget` ([`MAX_POINT_WORK`]).
+fn check_point(
+    inst: &RatioInstance,
+    point: &BTreeMap<Orbit, (Q, Q)>,
+    (name, allow_zero): (&str, bool),
+    budget: &mut u64,
+    violated: impl Fn(&RatioKey, &str) -> String,
+) -> Result<(), String> {
+    let whose = format!("{name}: the point's");
+    let den = common_denominator(point.values().flat_map(|(k, w)| [k, w]), &whose)?;
+    let scaled = |x: &Q| x.numer() * (&den / x.denom());
+    let ints: BTreeMap<Orbit, (BigInt, BigInt)> = (point.iter())
+        .map(|(&o, (k, w))| (o, (scaled(k), scaled(w))))
+        .collect();
+    let words = (ints.values().flat_map(|(k, w)| [k.bits(), w.bits()]))
+        .max()
+        .map_or(1, |b| b / 64 + 1);
+    // 2 sides times the multisets of N - 1 of the orbits (`RatioInstance::all_constraints`).
+    let (orbits, others) = (inst.orbits().len(), inst.length as usize - 1);
+    let constraints = 2 * binomial(orbits + others - 1, others) as u64;
+    let cost = (constraints.saturating_mul(2 * u64::from(inst.length))).saturating_mul(words + 4);
+    *budget = budget.checked_sub(cost).ok_or_else(|| {
+        format!("{name}: testing the points of this file's lemmas asks for more than {MAX_POINT_WORK} word operations, over the cost cap of the format")
+    })?;
+    for key in inst.all_constraints() {
+        let mut v = BigInt::zero();
+        for (var, c) in key.coefficients(inst) {
+            match var {
+                RatioVar::Kernel(o) => v += &ints[&o].0 * c,
+                RatioVar::Value(o) => v += &ints[&o].1 * c,
+            }
+        }
+        if !(v.is_positive() || allow_zero && v.is_zero()) {
+            let value = format_q_short(&Q::new(v, den.clone()));
+            return Err(violated(&key, &value));
         }
     }
-    s
+    Ok(())
 }
 
 /// Converts a point: every orbit exactly once, in the instance's orbit order, `k >= 0`.
@@ -145,6 +187,17 @@ pub fn point_from_json(
 /// Checks a row-ratio lemma for `(m, length)`. `Ok` means every solving model satisfies
 /// `K(q, b) <= rho K(q, a)` as stated.
 pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, String> {
+    check_ratio_within(m, length, j, &mut MAX_POINT_WORK.clone())
+}
+
+/// [`check_ratio`] with the work of its points taken from `budget`, which the lemmas of one
+/// file share ([`MAX_POINT_WORK`]).
+pub fn check_ratio_within(
+    m: u32,
+    length: u32,
+    j: &RatioJson,
+    budget: &mut u64,
+) -> Result<RatioLemma, String> {
     let inst = instance_from_json(m, length, j)?;
     let rho = parse_q(&j.rho).map_err(|e| format!("rho: {e}"))?;
     if rho.is_negative() {
@@ -202,16 +255,9 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
         if !p[&oa].0.is_one() || p[&ob].0 != rho {
             return Err("witness: it must have k_a = 1 and k_b = rho".into());
         }
-        for key in inst.all_constraints() {
-            let v = evaluate(&inst, &key, &p);
-            if v.is_negative() {
-                return Err(format!(
-                    "witness violates constraint {:?}: value {}",
-                    key,
-                    format_q_short(&v)
-                ));
-            }
-        }
+        check_point(&inst, &p, ("witness", true), budget, |key, value| {
+            format!("witness violates constraint {key:?}: value {value}")
+        })?;
         witness_ok = true;
     }
     let mut interior_ok = false;
@@ -220,16 +266,9 @@ pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, Str
         if !p[&oa].0.is_positive() {
             return Err("interior: k_a must be positive".into());
         }
-        for key in inst.all_constraints() {
-            let v = evaluate(&inst, &key, &p);
-            if !v.is_positive() {
-                return Err(format!(
-                    "interior point does not satisfy constraint {:?} strictly: value {}",
-                    key,
-                    format_q_short(&v)
-                ));
-            }
-        }
+        check_point(&inst, &p, ("interior", false), budget, |key, value| {
+            format!("interior point does not satisfy constraint {key:?} strictly: value {value}")
+        })?;
         interior_ok = true;
     }
     Ok(RatioLemma {
