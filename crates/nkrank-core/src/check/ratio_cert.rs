@@ -187,7 +187,8 @@ pub fn point_from_json(
 /// Checks a row-ratio lemma for `(m, length)`. `Ok` means every solving model satisfies
 /// `K(q, b) <= rho K(q, a)` as stated.
 pub fn check_ratio(m: u32, length: u32, j: &RatioJson) -> Result<RatioLemma, String> {
-    check_ratio_within(m, length, j, &mut MAX_POINT_WORK.clone())
+    let mut budget = MAX_POINT_WORK;
+    check_ratio_within(m, length, j, &mut budget)
 }
 
 /// [`check_ratio`] with the work of its points taken from `budget`, which the lemmas of one
