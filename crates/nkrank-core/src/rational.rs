@@ -116,6 +116,22 @@ pub fn format_q_short(x: &Q) -> String {
     }
 }
 
+/// `a` against `b`, by cross-multiplication (denominators are positive). The checker compares
+/// rationals only through this and [`eq_q`]: num-rational's own `Ord` and `PartialEq` walk the
+/// continued fractions of both numbers by recursion, one stack frame per term, and two numbers
+/// of a few thousand digits that share a long prefix of terms overflow a thread's stack (a
+/// row-ratio file of 4 KB whose `rho` and witness differed only after 9,500 terms aborted the
+/// checker).
+pub fn cmp_q(a: &Q, b: &Q) -> std::cmp::Ordering {
+    (a.numer() * b.denom()).cmp(&(b.numer() * a.denom()))
+}
+
+/// `a == b` without recursion (see [`cmp_q`]): rationals are kept in lowest terms with a
+/// positive denominator, so equal numbers have equal numerators and denominators.
+pub fn eq_q(a: &Q, b: &Q) -> bool {
+    a.numer() == b.numer() && a.denom() == b.denom()
+}
+
 /// Shorthand for the rational `p / q` from machine integers.
 pub fn q(p: i64, d: i64) -> Q {
     Q::new(BigInt::from(p), BigInt::from(d))

@@ -129,6 +129,49 @@ mod rational {
     }
 }
 
+/// Tests of the comparisons of `src/rational.rs` on numbers whose continued fractions share a
+/// long prefix (num-rational's own comparison recurses once per term).
+mod rational_comparisons {
+    use nkrank_core::rational::*;
+    use num_bigint::BigInt;
+    use num_traits::One;
+    use std::cmp::Ordering;
+
+    /// `[0; 1, 1, ..., 1, last]` with `ones` ones: ratios of Fibonacci-like numbers, the longest
+    /// continued fractions for their size (about 1,900 digits each for 9,000 ones).
+    pub fn golden(ones: usize, last: u32) -> Q {
+        let (mut p, mut q) = (BigInt::from(last), BigInt::one());
+        for _ in 0..ones {
+            (p, q) = (&p + &q, p);
+        }
+        Q::new(q, p)
+    }
+
+    #[test]
+    fn long_shared_prefixes_are_compared_without_recursion() {
+        // On this test's thread (2 MiB of stack) num-rational's `cmp` of these two aborts the
+        // whole test binary with a stack overflow.
+        let (a, b) = (golden(9_000, 2), golden(9_000, 3));
+        assert!(format_q(&a).len() < MAX_RATIONAL_CHARS);
+        // The reference: the sign of the difference (subtraction does not recurse).
+        let expected = (&a - &b).numer().sign().cmp(&num_bigint::Sign::NoSign);
+        assert_ne!(expected, Ordering::Equal);
+        assert_eq!(cmp_q(&a, &b), expected);
+        assert_eq!(cmp_q(&b, &a), expected.reverse());
+        assert_eq!(cmp_q(&a, &a.clone()), Ordering::Equal);
+        assert!(!eq_q(&a, &b) && eq_q(&a, &a.clone()));
+        // The comparisons agree with num-rational's on short numbers.
+        for (x, y) in [
+            (q(1, 3), q(1, 2)),
+            (q(-7, 2), q(-10, 3)),
+            (q(5, 1), q(5, 1)),
+        ] {
+            assert_eq!(cmp_q(&x, &y), x.cmp(&y));
+            assert_eq!(eq_q(&x, &y), x == y);
+        }
+    }
+}
+
 /// Tests of `src/cert/format.rs`.
 mod format {
     use nkrank_core::cert::format::*;
@@ -736,6 +779,32 @@ mod ratio_cert {
         (m, doc["length"].as_u64().unwrap() as u32, lemmas)
     }
 
+    /// The witness's `k_b` must equal `rho`; two numbers that differ only after 9,000 terms of
+    /// their continued fractions are told apart on this thread's small stack (num-rational's own
+    /// comparison aborted the checker here).
+    #[test]
+    fn a_witness_close_to_rho_is_compared_without_recursion() {
+        use super::rational_comparisons::golden;
+        use nkrank_core::rational::format_q;
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/examples/valid/row-ratio.json");
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut lemma: RatioJson = serde_json::from_value(doc["ratio"].clone()).unwrap();
+        let (m, length) = (doc["m"].as_u64().unwrap() as u32, 3);
+        assert!(check_ratio(m, length, &lemma).unwrap().tight);
+        // rho near 0.618, above the lemma's 1/2, so the combination still proves it.
+        lemma.rho = format_q(&golden(9_000, 2));
+        let b = lemma
+            .witness
+            .as_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|e| e.orbit == "b");
+        b.unwrap().k = format_q(&golden(9_000, 3));
+        let err = check_ratio(m, length, &lemma).unwrap_err();
+        assert!(err.contains("k_b = rho"), "{err}");
+    }
+
     /// A point is charged its constraints times the `2 N` terms of one times (the words of its
     /// largest scaled coordinate + 4): so the two points of a lemma cost a multiple of
     /// `constraints * 2 N` (the constraints counted here by listing them), at least 10 times it,
@@ -774,6 +843,66 @@ mod ratio_cert {
             // (1,758,240 word operations at most, for `m = 62`).
             assert!(total < MAX_POINT_WORK / 100, "{file}: {total}");
         }
+    }
+}
+
+/// Tests of `src/check/fooling_cert.rs`: the products of the lemmas' `rho`, charged to a cap.
+mod fooling_products {
+    use nkrank_core::check::fooling_cert::*;
+    use nkrank_core::rational::*;
+    use std::collections::BTreeMap;
+
+    /// 40 pairs `(q, ~q)` at `m = 64` whose queries have distinct weights, so that every ordered
+    /// pair of pairs looks up its own lemma; each lemma's `rho` is `value(i)`.
+    fn products(value: impl Fn(usize) -> Q) -> Result<Q, String> {
+        let pairs: Vec<(u64, u64)> = (0..40u32)
+            .map(|i| {
+                let q = (1u64 << (i + 4)) - 1;
+                (q, !q)
+            })
+            .collect();
+        let mut rho = BTreeMap::new();
+        for (i, &(q, zi)) in pairs.iter().enumerate() {
+            for &(_, zj) in &pairs {
+                let key = (q.count_ones(), spec_in_row(q, zi), spec_in_row(q, zj));
+                let n = rho.len();
+                rho.entry(key).or_insert_with(|| value(n + i));
+            }
+        }
+        let got = max_product(&pairs, &rho)?;
+        // The reference on short numbers: every unordered pair, num-rational's own order.
+        let mut worst = Q::from_integer(0.into());
+        for (i, &(qi, zi)) in pairs.iter().enumerate() {
+            for &(qj, zj) in &pairs[i + 1..] {
+                let a = &rho[&(qi.count_ones(), spec_in_row(qi, zi), spec_in_row(qi, zj))];
+                let b = &rho[&(qj.count_ones(), spec_in_row(qj, zj), spec_in_row(qj, zi))];
+                worst = worst.max(a * b);
+            }
+        }
+        assert!(
+            eq_q(&got, &worst),
+            "{} {}",
+            format_q(&got),
+            format_q(&worst)
+        );
+        Ok(got)
+    }
+
+    #[test]
+    fn long_rhos_over_many_pairs_are_refused_before_they_are_multiplied() {
+        // Short numbers: the largest product, exactly.
+        let p = products(|i| q(1 + i as i64 % 7, 2 + i as i64)).unwrap();
+        assert!(cmp_q(&p, &q(0, 1)).is_gt());
+        // 780 distinct products of numbers of 4,000 digits: over the cap.
+        let long = |i: usize| {
+            let d = format!("{}{i:04}", "7".repeat(3_996));
+            parse_q(&format!("1/{d}")).unwrap()
+        };
+        let err = products(long).unwrap_err();
+        assert!(
+            err.contains("cost cap") && err.contains("products"),
+            "{err}"
+        );
     }
 }
 

@@ -116,6 +116,13 @@ impl VectorTest {
             .map(|(_, terms)| terms.iter().map(|&(_, pos)| pos).max().unwrap_or(0))
     }
 
+    /// What one call of [`VectorTest::holds`] reads at most: each circuit's signs, once per
+    /// global sign, and one mark per element.
+    pub fn reads(&self) -> u64 {
+        let per_circuit = self.circuits.first().map_or(0, |(q, _)| q.len());
+        (2 * self.circuits.len() * per_circuit + 2 * self.x.len()) as u64
+    }
+
     /// Whether the pattern is a vector of the chirotope with these signs.
     pub fn holds(&self, signs: &[i8]) -> bool {
         if !self.sized {
@@ -244,6 +251,9 @@ pub const MAX_COVER_PREFIXES: u64 = 1 << 27;
 /// relation, the circuits that fit in the relation's support times their `r + 1` signs (the
 /// cost of testing every leaf on every chirotope when no leaf covers early). The rank-4 cover of
 /// `m = 9` (46 leaves of one circuit each) reads at most `1,144,080 * 46 * 5`, about `2^28`.
+/// The same cap bounds what the tests read as the enumeration runs ([`VectorTest::reads`] of
+/// the leaves due at each visited prefix; 231,204,672 for that cover), which also covers sets
+/// of 8 to 10 queries, whose chirotopes are not counted in advance.
 pub const MAX_COVER_READS: u64 = 1 << 31;
 
 /// Checks a chirotope cover (cases `"chirotope-cover"`): `k` queries claiming `r* >= r + 1`, leaves
@@ -293,10 +303,24 @@ pub fn check_chirotope_cover(
             due[t].push(idx);
         }
     }
+    // The estimate above knows the number of chirotopes up to seven queries only, and a prefix
+    // may be tested where no chirotope completes it; so what the tests read is also charged as
+    // they run, the leaves due at a position at each visit. Past the cap every prefix is
+    // taken as covered, which ends the enumeration at once, and the cover is refused.
+    let due_reads: Vec<u64> = (due.iter())
+        .map(|leaves| {
+            (leaves.iter().flat_map(|&l| &tests[l]))
+                .map(VectorTest::reads)
+                .sum()
+        })
+        .collect();
+    let spent = std::cell::Cell::new(0u64);
     let covers = |signs: &[i8], t: usize| {
-        (due[t].iter()).any(|&leaf| tests[leaf].iter().all(|test| test.holds(signs)))
+        spent.set(spent.get().saturating_add(due_reads[t]));
+        spent.get() > MAX_COVER_READS
+            || (due[t].iter()).any(|&leaf| tests[leaf].iter().all(|test| test.holds(signs)))
     };
-    for_each_chirotope_pruned(r, k, covers, MAX_COVER_PREFIXES, |signs| {
+    let outcome = for_each_chirotope_pruned(r, k, covers, MAX_COVER_PREFIXES, |signs| {
         let ch = Chirotope {
             rank: r,
             k,
@@ -306,7 +330,14 @@ pub fn check_chirotope_cover(
             "the chirotope with negative subsets {:?} is covered by no leaf",
             case_label(&ch)
         ))
-    })
+    });
+    if spent.get() > MAX_COVER_READS {
+        return Err(format!(
+            "testing the leaves reads more than {MAX_COVER_READS} signs, over the cost cap of \
+             the format"
+        ));
+    }
+    outcome
 }
 
 /// The leaves of a cover, in either form: strictly increasing by their relations, each with its

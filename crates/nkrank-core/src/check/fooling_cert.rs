@@ -24,7 +24,7 @@
 use super::ratio_cert::{check_ratio_within, MAX_POINT_WORK};
 use crate::cert::format::FoolingJson;
 use crate::ratio::TokenSpec;
-use crate::rational::{format_q_short, Q};
+use crate::rational::{cmp_q, format_q_short, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Zero};
 use std::collections::{BTreeMap, BTreeSet};
@@ -50,12 +50,20 @@ pub fn is_forced(q: u64, z: u64) -> bool {
     z == q || (z & q) != q
 }
 
-/// The largest pairwise product `P` of a fooling set, or an error naming a missing lemma.
+/// Most word operations that the products of a fooling set may cost. Each distinct product of
+/// two lemmas' `rho` is charged before it is formed: the words of the two factors' sum times
+/// the words of both plus those of the largest product so far (forming it, and comparing it with
+/// that one). The lookups find few lemmas, but up to 256 `rho` of 4,096 characters (the cap on
+/// long numbers) can meet in some 65,000 distinct pairs, which took 99 s for a file of 1 MB
+/// before this cap. The committed certificates ask for 240 at most.
+pub const MAX_PRODUCT_WORK: u64 = 1 << 26;
+
+/// The largest pairwise product `P` of a fooling set, or an error naming a missing lemma or
+/// refusing a set over [`MAX_PRODUCT_WORK`].
 pub fn max_product(
     pairs: &[(u64, u64)],
     rho: &BTreeMap<(u32, TokenSpec, TokenSpec), Q>,
 ) -> Result<Q, String> {
-    let mut worst = Q::zero();
     let lookup = |i: usize, j: usize| -> Result<&Q, String> {
         let (q, zi) = pairs[i];
         let zj = pairs[j].1;
@@ -68,21 +76,37 @@ pub fn max_product(
         })
     };
     // The product depends only on the two lemmas involved: multiply each combination of
-    // lemmas once (a set of up to 4096 pairs has 8 million ordered pairs but few lemmas).
+    // lemmas once (a set of up to 4096 pairs has 8 million ordered pairs but few lemmas). The
+    // products stay unreduced, numerator and denominator, and are compared by
+    // cross-multiplication (no gcd, and no recursion: `crate::rational::cmp_q`).
     let mut seen = std::collections::HashSet::new();
+    let words = |x: &BigInt| x.bits() / 64 + 1;
+    let (mut worst_n, mut worst_d) = (BigInt::zero(), BigInt::one());
+    let mut work = 0u64;
     for i in 0..pairs.len() {
         for j in (i + 1)..pairs.len() {
             let (a, b) = (lookup(i, j)?, lookup(j, i)?);
             if !seen.insert((a as *const Q as usize, b as *const Q as usize)) {
                 continue;
             }
-            let p = a * b;
-            if p > worst {
-                worst = p;
+            let (wa, wb) = (
+                words(a.numer()) + words(a.denom()),
+                words(b.numer()) + words(b.denom()),
+            );
+            let ww = words(&worst_n) + words(&worst_d);
+            work = work.saturating_add((wa + wb).saturating_mul(wa + wb + ww));
+            if work > MAX_PRODUCT_WORK {
+                return Err(format!(
+                    "the products of the lemmas' rho over the pairs ask for more than {MAX_PRODUCT_WORK} word operations, over the cost cap of the format"
+                ));
+            }
+            let (n, d) = (a.numer() * b.numer(), a.denom() * b.denom());
+            if &n * &worst_d > &worst_n * &d {
+                (worst_n, worst_d) = (n, d);
             }
         }
     }
-    Ok(worst)
+    Ok(Q::new(worst_n, worst_d))
 }
 
 /// Checks that `f` proves `r*(m, length) >= rank`.
@@ -141,7 +165,7 @@ pub fn check_fooling(m: u32, length: u32, rank: u64, f: &FoolingJson) -> Result<
     let p = max_product(&f.pairs, &rho)?;
     if rank > 1 {
         let l1 = Q::from_integer(BigInt::from(rank - 1));
-        if &l1 * &l1 * &p >= Q::one() {
+        if cmp_q(&(&l1 * &l1 * &p), &Q::one()).is_ge() {
             return Err(format!(
                 "the largest pairwise product is {}, so (rank - 1)^2 P = {} is not below 1: the lemma does not exclude rank {}",
                 format_q_short(&p),

@@ -5,7 +5,7 @@ use super::CheckOptions;
 use crate::cert::convert::model_from_json;
 use crate::cert::format::ModelJson;
 use crate::model::levels::{check_rows, RowsRefused};
-use crate::rational::{format_q, Q};
+use crate::rational::{cmp_q, format_q, half, Q};
 
 /// Largest `m` for which a model certificate is checked (`4^m` kernel entries).
 pub const MAX_M_MODEL: u32 = 12;
@@ -44,7 +44,7 @@ pub fn check_model(
     };
     let Some(error) = error else { return Ok(None) };
     match error {
-        Some(e) if e < crate::rational::half() => Ok(Some(e)),
+        Some(e) if cmp_q(&e, &half()).is_lt() => Ok(Some(e)),
         // The verdict and the error computation are separate code paths; disagreement is a
         // bug, and the certificate is not accepted on a contradiction.
         Some(e) => Err(format!(

@@ -25,7 +25,7 @@ use super::combine::{common_denominator, named_multiplier, parse_multipliers, Co
 use crate::cert::format::{RatioJson, RatioMultiplierJson, RatioPointEntryJson, TokenSpecJson};
 use crate::chirotope::binomial;
 use crate::ratio::{Orbit, RatioInstance, RatioKey, RatioVar, TokenSpec, MAX_LENGTH_RATIO};
-use crate::rational::{format_q_short, parse_q, Q};
+use crate::rational::{eq_q, format_q_short, parse_q, Q};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
@@ -253,7 +253,7 @@ pub fn check_ratio_within(
     let mut witness_ok = false;
     if let Some(wj) = &j.witness {
         let p = point_from_json(&inst, wj, "witness")?;
-        if !p[&oa].0.is_one() || p[&ob].0 != rho {
+        if !p[&oa].0.is_one() || !eq_q(&p[&ob].0, &rho) {
             return Err("witness: it must have k_a = 1 and k_b = rho".into());
         }
         check_point(&inst, &p, ("witness", true), budget, |key, value| {

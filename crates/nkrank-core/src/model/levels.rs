@@ -18,7 +18,7 @@
 
 use super::scaled::{bits_cap, ScaledModel};
 use super::Model;
-use crate::rational::Q;
+use crate::rational::{cmp_q, Q};
 use crate::task::{num_tokens, overlap, weight, Token};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, Zero};
@@ -533,7 +533,10 @@ pub fn check_rows_with_row_cap(
     let rows = outcomes.into_iter().collect::<Result<Vec<_>, _>>()?;
     // The worst of the rows' errors, `None` when some input has zero kernel mass.
     let worst = |rows: Vec<Option<Option<Q>>>| {
-        (rows.into_iter()).try_fold(Q::zero(), |worst, e| Some(worst.max(e.flatten()?)))
+        (rows.into_iter()).try_fold(Q::zero(), |worst, e| {
+            let e = e.flatten()?;
+            Some(if cmp_q(&e, &worst).is_gt() { e } else { worst })
+        })
     };
     Ok(with_error.then(|| worst(rows)))
 }
