@@ -147,6 +147,24 @@ mod rational_comparisons {
         Q::new(q, p)
     }
 
+    /// A pairs-rule file whose `gap` and the one coefficient its identity produces differ only
+    /// after 9,000 terms: rejected, on this thread's small stack (num-rational's comparison
+    /// aborted the checker here).
+    #[test]
+    fn a_pairs_rule_coefficient_close_to_its_gap() {
+        use nkrank_core::cert::io::parse_certificate;
+        use nkrank_core::check::{check, CheckOptions};
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../docs/examples/valid/pairs-rule.json");
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        doc["pairs_rule"]["identity"] = serde_json::json!([{"side": "low", "others": ["a", "q"], "y": format_q(&golden(9_000, 3))}]);
+        doc["pairs_rule"]["gap"] = serde_json::json!(format_q(&golden(9_000, 2)));
+        let cert = parse_certificate(&serde_json::to_vec(&doc).unwrap()).unwrap();
+        let err = check(&cert, CheckOptions::default()).unwrap_err();
+        assert!(err.contains("the rule needs"), "{err}");
+    }
+
     #[test]
     fn long_shared_prefixes_are_compared_without_recursion() {
         // On this test's thread (2 MiB of stack) num-rational's `cmp` of these two aborts the

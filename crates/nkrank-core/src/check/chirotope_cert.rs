@@ -306,7 +306,8 @@ pub fn check_chirotope_cover(
     // The estimate above knows the number of chirotopes up to seven queries only, and a prefix
     // may be tested where no chirotope completes it; so what the tests read is also charged as
     // they run, the leaves due at a position at each visit. Past the cap every prefix is
-    // taken as covered, which ends the enumeration at once, and the cover is refused.
+    // taken as covered, which ends the enumeration within a few hundred more visits, and the
+    // cover is refused.
     let due_reads: Vec<u64> = (due.iter())
         .map(|leaves| {
             (leaves.iter().flat_map(|&l| &tests[l]))

@@ -78,7 +78,8 @@ pub fn max_product(
     // The product depends only on the two lemmas involved: multiply each combination of
     // lemmas once (a set of up to 4096 pairs has 8 million ordered pairs but few lemmas). The
     // products stay unreduced, numerator and denominator, and are compared by
-    // cross-multiplication (no gcd, and no recursion: `crate::rational::cmp_q`).
+    // cross-multiplication (no gcd but the one of the result, and no recursion:
+    // `crate::rational::cmp_q`).
     let mut seen = std::collections::HashSet::new();
     let words = |x: &BigInt| x.bits() / 64 + 1;
     let (mut worst_n, mut worst_d) = (BigInt::zero(), BigInt::one());

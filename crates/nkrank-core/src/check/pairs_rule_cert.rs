@@ -21,7 +21,7 @@
 use super::combine::{parse_multipliers, Combination};
 use crate::cert::format::PairsRuleJson;
 use crate::ratio::RatioSide;
-use crate::rational::{format_q, parse_q, Q};
+use crate::rational::{eq_q, format_q_short, parse_q, Q};
 use crate::relation::side_coefficients;
 use num_traits::{Signed, Zero};
 
@@ -95,7 +95,10 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
     }
     let gap = parse_q(&p.gap).map_err(|err| format!("gap: {err}"))?;
     if !gap.is_positive() {
-        return Err(format!("gap is {}, it must be positive", format_q(&gap)));
+        return Err(format!(
+            "gap is {}, it must be positive",
+            format_q_short(&gap)
+        ));
     }
     let names = ["x(a)", "x(b)", "x(q)", "w(a)", "w(b)", "w(q)"];
     let mut expected = vec![Q::zero(); 6];
@@ -103,11 +106,11 @@ pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Re
     expected[1] = -gap;
     for (var, (want, name)) in expected.iter().zip(names).enumerate() {
         let have = g.coefficient(&var);
-        if &have != want {
+        if !eq_q(&have, want) {
             return Err(format!(
                 "the combination has coefficient {} on {name}, the rule needs {}",
-                format_q(&have),
-                format_q(want)
+                format_q_short(&have),
+                format_q_short(want)
             ));
         }
     }
