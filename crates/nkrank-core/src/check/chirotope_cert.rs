@@ -244,7 +244,7 @@ pub fn check_chirotope_leaf(
 pub const MAX_COVER_LEAVES: usize = 4096;
 
 /// Most prefixes of sign vectors the enumeration of a cover may visit (each costs the
-/// conditions and the leaves due at its position; about ten seconds on one core).
+/// conditions and the leaves due at its position; all of them, 16 s on one core).
 pub const MAX_COVER_PREFIXES: u64 = 1 << 27;
 
 /// Cap on the signs a cover check may read: the number of chirotopes times, over every leaf and
