@@ -44,9 +44,12 @@ import sys
 import time
 from fractions import Fraction
 
-import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
+try:
+    import numpy as np
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+except ImportError:
+    sys.exit("scripts/real-relaxation.py needs numpy and scipy: python3 -m pip install numpy scipy")
 
 ONE = "one"  # the column fixed to 1 that carries constants
 LP_METHOD = "highs-ipm"  # --lp-method (interior point: far faster than simplex here)
