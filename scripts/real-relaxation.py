@@ -23,8 +23,8 @@ u_i; each u_i and w_i given A), then joint steps on the linearization of u_i A i
 region (sequential linear programming), each kept only when the LP for A given the new u_i is
 better. Every LP maximizes one margin `delta` of the row inequalities at error `--target`,
 with every entry of a row at least `--floor` and x_i(q_i) >= 1 (the scale of a row is free;
-K(q, q) > 0 in every solving model); HiGHS's interior point method solves them (its simplex
-took minutes where it takes seconds). A positive `delta` is a float solution; the script then
+K(q, q) > 0 in every solving model); HiGHS's interior point method solves them (at m = 8
+the dual simplex took minutes per joint step where it mostly takes tens of seconds). A positive `delta` is a float solution; the script then
 rounds u and A to rationals, forms the rows u_i A exactly (so their real rank stays at most R),
 requires every entry to be positive, takes each row's w from its LP, and checks every sequence
 of every row in exact arithmetic (fractions, brute force over all pairs of other tokens): only
@@ -297,19 +297,25 @@ def main():
     else:
         u = np.random.default_rng(args.seed).random((len(queries), r))
         a, d = best_a(m, queries, u, args.target)
+        if a is None:
+            sys.exit("the first LP for A failed (try another --seed or a longer --lp-time-limit)")
         for it in range(args.alternations):
             if d > 0:
                 break
             for i, q in enumerate(queries):
-                u[i], _ = best_u(m, q, a, args.target)
-            a, d = best_a(m, queries, u, args.target)
+                ui, _ = best_u(m, q, a, args.target)
+                if ui is not None:  # a failed LP keeps the row's u_i
+                    u[i] = ui
+            a2, d2 = best_a(m, queries, u, args.target)
+            if a2 is not None:
+                a, d = a2, d2
             print(f"alternation {it}: delta {d:.6g}", flush=True)
         radius = 0.2
         save(u, a, d, radius)
     step = 0
     while d <= 0 and step < args.steps and radius >= 1e-4:
         t0 = time.time()
-        u2, a2, lin = joint_step(m, queries, u, a, args.target, radius)
+        u2, _, lin = joint_step(m, queries, u, a, args.target, radius)
         a3, d3 = (None, None) if u2 is None else best_a(m, queries, u2, args.target)
         kept = d3 is not None and d3 > d + 1e-9
         print(f"step {step}: radius {radius:.3g}, linearized {lin}, delta "
