@@ -104,14 +104,20 @@ def row_constraints(m, q, x_terms, w_col, aux_col, delta_col, target):
     return rows, cols, vals, r, aux
 
 
-def solve(rows, cols, vals, nrows, ncols, rhs, bounds, delta_col):
-    """Maximize delta subject to `A x <= rhs`; the column ONE is mapped to the last column."""
+def solve(lp, box=()):
+    """Maximizes delta (at most 1) over the LP that `system` built, every column free except
+    those of `box` ((first, end, bound): columns first..end-1 within +-bound); the column ONE
+    is mapped to a last column fixed to 1. Returns the solution or None."""
+    rows, cols, vals, nrows, ncols, rhs, delta = lp
     one = ncols
     cols = [one if c == ONE else c for c in cols]
     a = sp.csr_matrix((vals, (rows, cols)), shape=(nrows, ncols + 1))
     cost = np.zeros(ncols + 1)
-    cost[delta_col] = -1.0
-    bounds = list(bounds) + [(1.0, 1.0)]
+    cost[delta] = -1.0
+    bounds = [(None, None)] * ncols + [(1.0, 1.0)]
+    for first, end, bound in box:
+        bounds[first:end] = [(-bound, bound)] * (end - first)
+    bounds[delta] = (None, 1.0)
     res = linprog(cost, A_ub=a, b_ub=rhs, bounds=bounds, method=LP_METHOD,
                   options={"time_limit": LP_TIME_LIMIT})
     return res.x if res.status == 0 else None
@@ -154,22 +160,16 @@ def best_a(m, queries, u, target):
     w_base = r * n
     lp = system(m, queries, lambda i, z: [(t * n + z, u[i, t]) for t in range(r)], w_base,
                 w_base + k * n, target)
-    rows, cols, vals, nrows, ncols, rhs, delta = lp
-    bounds = [(None, None)] * ncols
-    bounds[delta] = (None, 1.0)
-    x = solve(rows, cols, vals, nrows, ncols, rhs, bounds, delta)
-    return (None, None) if x is None else (x[: r * n].reshape(r, n), x[delta])
+    x = solve(lp)
+    return (None, None) if x is None else (x[: r * n].reshape(r, n), x[lp[-1]])
 
 
 def best_u(m, q, a, target):
     """The LP for one u_i and its w_i with A fixed: (u_i, delta_i)."""
     r, n = a.shape
     lp = system(m, [q], lambda i, z: [(t, a[t, z]) for t in range(r)], r, r + n, target)
-    rows, cols, vals, nrows, ncols, rhs, delta = lp
-    bounds = [(None, None)] * ncols
-    bounds[delta] = (None, 1.0)
-    x = solve(rows, cols, vals, nrows, ncols, rhs, bounds, delta)
-    return (None, None) if x is None else (x[:r], x[delta])
+    x = solve(lp)
+    return (None, None) if x is None else (x[:r], x[lp[-1]])
 
 
 def joint_step(m, queries, u, a, target, radius):
@@ -185,31 +185,20 @@ def joint_step(m, queries, u, a, target, radius):
         terms.append((ONE, float(u[i] @ a[:, z])))
         return terms
 
-    rows, cols, vals, nrows, ncols, rhs, delta = system(m, queries, x_of, w_base,
-                                                        w_base + k * n, target)
-    bounds = [(None, None)] * ncols
+    lp = system(m, queries, x_of, w_base, w_base + k * n, target)
     su, sa = radius * np.abs(u).max(), radius * np.abs(a).max()
-    for j in range(a_base):
-        bounds[j] = (-su, su)
-    for j in range(a_base, w_base):
-        bounds[j] = (-sa, sa)
-    bounds[delta] = (None, 1.0)
-    x = solve(rows, cols, vals, nrows, ncols, rhs, bounds, delta)
+    x = solve(lp, box=[(0, a_base, su), (a_base, w_base, sa)])
     if x is None:
         return None, None, None
-    return u + x[:a_base].reshape(k, r), a + x[a_base:w_base].reshape(r, n), x[delta]
+    return u + x[:a_base].reshape(k, r), a + x[a_base:w_base].reshape(r, n), x[lp[-1]]
 
 
 def row_delta(m, q, x, target):
     """The LP of one row with x fixed (x(q) = 1): its largest margin and the w attaining it."""
     n = 1 << m
-    rows, cols, vals, nrows, ncols, rhs, delta = system(
-        m, [q], lambda _i, z: [(ONE, float(x[z]))], 0, n, target, x_rows=False
-    )
-    bounds = [(None, None)] * ncols
-    bounds[delta] = (None, 1.0)
-    sol = solve(rows, cols, vals, nrows, ncols, rhs, bounds, delta)
-    return (None, None) if sol is None else (sol[delta], sol[:n])
+    lp = system(m, [q], lambda _i, z: [(ONE, float(x[z]))], 0, n, target, x_rows=False)
+    sol = solve(lp)
+    return (None, None) if sol is None else (sol[lp[-1]], sol[:n])
 
 
 def float_errors(m, queries, u, a):
