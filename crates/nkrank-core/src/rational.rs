@@ -121,7 +121,9 @@ pub fn format_q_short(x: &Q) -> String {
 /// continued fractions of both numbers by recursion, one stack frame per term, and two numbers
 /// of a few thousand digits that share a long prefix of terms overflow a thread's stack (a
 /// row-ratio file of 4 KB whose `rho` and witness differed only after 9,500 terms aborted the
-/// checker).
+/// checker). For the same reason no type of this crate that holds a rational derives
+/// `PartialEq`: a comparison of two models, values or proven claims would run that recursion
+/// on numbers a file chose.
 pub fn cmp_q(a: &Q, b: &Q) -> std::cmp::Ordering {
     (a.numer() * b.denom()).cmp(&(b.numer() * a.denom()))
 }

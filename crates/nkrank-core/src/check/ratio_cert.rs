@@ -31,7 +31,7 @@ use num_traits::{One, Signed, Zero};
 use std::collections::BTreeMap;
 
 /// What a valid row-ratio certificate proves.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct RatioLemma {
     /// The instance: `(m, N, W, a, b)`.
     pub instance: RatioInstance,

@@ -4,7 +4,7 @@ use crate::rational::Q;
 use num_traits::Zero;
 
 /// A sparse matrix of exact rationals. Absent entries are zero; stored entries are nonzero.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct SparseMatrix {
     rows: usize,
     cols: usize,

@@ -12,7 +12,7 @@ pub use matrix::SparseMatrix;
 use num_traits::{Signed, Zero};
 
 /// The value table `G(q, z)`, in one of three encodings.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub enum Values {
     /// `G` as an explicit (sparse) `n x n` matrix; absent entries are 0.
     Dense(SparseMatrix),
@@ -38,7 +38,7 @@ impl Values {
 
 /// A model of feature rank `r` on `m`-bit tokens. Construct it with [`Model::new`], which checks
 /// every dimension, so that evaluation code can index without further checks.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Model {
     m: u32,
     u: SparseMatrix,
