@@ -126,13 +126,19 @@ fn the_prism_refutes_rank_3_at_m6_and_tampering_is_rejected() {
     assert_rejected(&good, "a proof on a split tree", &|c| {
         tree(c).cases = "splits".into();
     });
-    // Seven more queries and a claim of 6 ask for a formula of rank 5 on 16 queries, beyond the
-    // checker's budget: refused before any leaf is read, with the budget named.
+    // Seven more queries and a claim of 6 ask for a formula of rank 5 on 16 queries (5.9
+    // million axiom clauses, which the checker never builds): the leaves, circuits of rank 3,
+    // are refused as such. Nine more ask for 25 queries, refused before any leaf is read.
     let mut big = good.clone();
     tree(&mut big).queries.extend([7, 11, 13, 14, 19, 21, 22]);
     big.claim.rank = 6;
     let err = check(&big, CheckOptions::default()).unwrap_err();
-    assert!(err.contains("3613611"), "{err}");
+    assert!(err.contains("a circuit, 6 queries, found 4"), "{err}");
+    tree(&mut big)
+        .queries
+        .extend([25, 26, 28, 35, 37, 38, 41, 42, 44]);
+    let err = check(&big, CheckOptions::default()).unwrap_err();
+    assert!(err.contains("4..=24 queries, found 25"), "{err}");
     // Without its proof the cover is checked by enumeration, which cannot list the prism's
     // chirotopes within the format's budget.
     assert_rejected(&good, "the proof removed", &|c| {
@@ -146,7 +152,7 @@ fn the_packed_spelling_of_the_prism_checks_and_tampering_is_rejected() {
     let plain = case_tree_certificate(6, 4, proved_prism());
     let cnf =
         nkrank::check::chirotope_cert::clausal_form(4, plain.case_tree.as_ref().unwrap()).unwrap();
-    let n = cnf.clauses.len();
+    let n = nkrank::clausal::Formula::len(&cnf);
     let steps = tree(&mut plain.clone()).proof.clone().unwrap();
     let text = pack_proof(&steps, n).unwrap();
     // The packed spelling lists a lemma's literals by increasing variable.
@@ -227,7 +233,7 @@ fn a_packed_refutation_split_into_part_files_checks_and_tampering_is_rejected() 
         nkrank::check::chirotope_cert::clausal_form(4, plain.case_tree.as_ref().unwrap()).unwrap();
     let mut good = plain.clone();
     let steps = tree(&mut good).proof.take().unwrap();
-    let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
+    let text = pack_proof(&steps, nkrank::clausal::Formula::len(&cnf)).unwrap();
     tree(&mut good).proof_packed = Some(text.clone());
     let dir = fresh_dir("parts");
     let path = dir.join("m06-lower-r4-case-tree.json.gz");
@@ -543,25 +549,27 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     assert!(text.starts_with("p cnf 84 "), "{:.40}", text);
 }
 
-/// Beyond the checker's 16 queries a cover can still be explored: `--write-cnf` admits up to 20
-/// (the complement of the 8-cycle), every other route stops at the checker's cap.
+/// A cover of up to 20 queries (the complement of the 8-cycle) can be explored by every route,
+/// and no more: the solver builds its formula whole.
 #[test]
-fn a_cover_beyond_the_checkers_cap_can_only_be_written() {
+fn a_cover_of_more_queries_than_the_solver_builds_is_refused() {
     use nkrank::lower::runs::{chirotopes_run, MAX_WRITTEN_ROWS};
     let dir = fresh_dir("written");
     let cnf = dir.join("f.cnf");
     let run = |k, route| {
         chirotopes_run(8, k, 5, "all", false, true, false, "0/1", &dir, &dir, route).unwrap_err()
     };
-    let err = run(17, SatRoute::Builtin);
-    assert!(err.contains("k <= 16 (up to 20 with --write-cnf"), "{err}");
-    // Past the cap, the family is the next thing checked (`all` needs m <= 6).
-    let err = run(17, SatRoute::WriteCnf(&cnf, 0));
-    assert!(err.contains("--family all is limited"), "{err}");
+    // Up to the cap, the family is the next thing checked (`all` needs m <= 6).
+    for route in [SatRoute::Builtin, SatRoute::WriteCnf(&cnf, 0)] {
+        let err = run(17, route);
+        assert!(err.contains("--family all is limited"), "{err}");
+    }
     let err = run(MAX_WRITTEN_ROWS, SatRoute::WriteCnf(&cnf, 0));
     assert!(err.contains("--family all is limited"), "{err}");
-    let err = run(MAX_WRITTEN_ROWS + 1, SatRoute::WriteCnf(&cnf, 0));
-    assert!(err.contains("k <= 20"), "{err}");
+    for route in [SatRoute::Builtin, SatRoute::WriteCnf(&cnf, 0)] {
+        let err = run(MAX_WRITTEN_ROWS + 1, route);
+        assert!(err.contains("k <= 20"), "{err}");
+    }
     assert!(!cnf.exists());
 }
 
@@ -623,7 +631,7 @@ fn the_committed_packed_refutation_is_the_writers_own_spelling() {
     let cnf = nkrank::check::chirotope_cert::clausal_form(cert.claim.rank, tree).unwrap();
     let steps = refutation_steps(tree, &cnf).unwrap().unwrap();
     assert!(steps.len() > nkrank::cert::packed_proof::PACK_ABOVE_STEPS);
-    let text = pack_proof(&steps, cnf.clauses.len()).unwrap();
+    let text = pack_proof(&steps, nkrank::clausal::Formula::len(&cnf)).unwrap();
     assert!(Some(&text) == tree.proof_packed.as_ref());
 }
 
@@ -715,7 +723,7 @@ fn the_refutations_of_the_cubes_join_into_a_checked_cover() {
 /// a checked certificate of the whole cover.
 #[test]
 fn a_refutation_of_the_core_gives_a_checked_cover() {
-    use nkrank::clausal::chirotope_formula;
+    use nkrank::clausal::CoverFormula;
     use nkrank::lower::sat::{solve, Outcome};
     let dir = fresh_dir("core");
     let cnf_path = dir.join("prism.cnf");
@@ -736,7 +744,7 @@ fn a_refutation_of_the_core_gives_a_checked_cover() {
     };
     std::fs::write(&round1, refutation(&clauses)).unwrap();
     // The axiom clauses that the certificate of the first round names.
-    let axioms = chirotope_formula(3, 9).clauses.len() as u64;
+    let axioms = CoverFormula::new(3, 9).unwrap().axioms() as u64;
     let first = match cover(SatRoute::Drup(&round1, None)).unwrap().0 {
         ClausalCover::Proved(tree) => tree,
         other => panic!("not proved: {other:?}"),

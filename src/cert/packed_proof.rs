@@ -6,14 +6,14 @@ pub use nkrank_core::cert::packed_proof::*;
 
 use super::format::{CaseTreeJson, ProofStepJson};
 
-/// The steps of the refutation of `cnf` that a cover carries (`proof`, or `proof_packed`
+/// The steps of the refutation of `formula` that a cover carries (`proof`, or `proof_packed`
 /// unpacked); `None` if it carries neither. Errors as the checker's.
 pub fn refutation_steps(
     tree: &CaseTreeJson,
-    cnf: &crate::clausal::Cnf,
+    formula: &impl crate::clausal::Formula,
 ) -> Result<Option<Vec<ProofStepJson>>, String> {
     let mut steps = Vec::new();
-    let carried = for_each_refutation_step(tree, cnf, |clause, hints| {
+    let carried = for_each_refutation_step(tree, formula, |clause, hints| {
         steps.push(ProofStepJson {
             clause: clause.to_vec(),
             hints: hints.to_vec(),

@@ -76,6 +76,14 @@ pub fn binomial(n: usize, j: usize) -> usize {
     (0..j).fold(1, |acc, i| acc * (n - i) / (i + 1))
 }
 
+/// [`binomial`], or `None` where a step overflows.
+fn checked_binomial(n: usize, j: usize) -> Option<usize> {
+    if j > n {
+        return Some(0);
+    }
+    (0..j).try_fold(1usize, |acc, i| Some(acc.checked_mul(n - i)? / (i + 1)))
+}
+
 /// Position of the set with bit mask `mask` (of any size `r`) among the `r`-subsets of `0..k`
 /// in lexicographic order: for each element, the subsets that agree before it and hold a
 /// smaller element there.
@@ -176,32 +184,77 @@ pub fn acyclic_holds(terms: &[(i8, usize)], signs: &[i8]) -> bool {
 /// lexicographic, and each 4-set `a < b < c < d` of the other elements, lexicographic), then the
 /// [`circuit_terms`] of every `(rank + 1)`-set, lexicographic (each must be acyclic).
 pub fn axioms(rank: usize, k: usize) -> (Vec<GpRelation>, Vec<Vec<(i8, usize)>>) {
-    let minor = |x: &[usize], a: usize, b: usize| {
-        let mut idx = x.to_vec();
-        idx.push(a);
-        idx.push(b);
-        let (s, mask) = parity_and_mask(&idx);
-        (s, position(k, mask))
-    };
     let mut gp = Vec::new();
     for x in subsets(k, rank - 2) {
         let rest: Vec<usize> = (0..k).filter(|e| !x.contains(e)).collect();
         for q in subsets(rest.len(), 4) {
-            let [a, b, c, d] = [rest[q[0]], rest[q[1]], rest[q[2]], rest[q[3]]];
-            gp.push([
-                minor(&x, a, b),
-                minor(&x, c, d),
-                minor(&x, a, c),
-                minor(&x, b, d),
-                minor(&x, a, d),
-                minor(&x, b, c),
-            ]);
+            gp.push(gp_relation(
+                k,
+                &x,
+                [rest[q[0]], rest[q[1]], rest[q[2]], rest[q[3]]],
+            ));
         }
     }
     let acyclic = (subsets(k, rank + 1).iter())
         .map(|s| circuit_terms(k, s))
         .collect();
     (gp, acyclic)
+}
+
+/// The relation of the `(rank - 2)`-set `x` and the elements `a < b < c < d` outside it.
+fn gp_relation(k: usize, x: &[usize], [a, b, c, d]: [usize; 4]) -> GpRelation {
+    let minor = |p: usize, q: usize| {
+        let mut idx = x.to_vec();
+        idx.push(p);
+        idx.push(q);
+        let (s, mask) = parity_and_mask(&idx);
+        (s, position(k, mask))
+    };
+    [
+        minor(a, b),
+        minor(c, d),
+        minor(a, c),
+        minor(b, d),
+        minor(a, d),
+        minor(b, c),
+    ]
+}
+
+/// How many relations [`axioms`] lists for rank `rank` on `k` elements, and how many circuits:
+/// `C(k, rank - 2) C(k - rank + 2, 4)` and `C(k, rank + 1)`, or `None` where a count overflows.
+pub fn axiom_counts(rank: usize, k: usize) -> Option<(usize, usize)> {
+    let sets = checked_binomial(k, rank.checked_sub(2)?)?;
+    let relations = sets.checked_mul(checked_binomial(k - (rank - 2), 4)?)?;
+    Some((relations, checked_binomial(k, rank + 1)?))
+}
+
+/// Relation number `i` of [`axioms`]`(rank, k)` (below the first count of [`axiom_counts`]),
+/// found from its number: the `(rank - 2)`-set and the four elements it names are the
+/// subsets of those ranks in lexicographic order.
+pub fn nth_gp_relation(rank: usize, k: usize, i: usize) -> GpRelation {
+    let per_set = binomial(k - (rank - 2), 4);
+    let x = nth_subset(k, rank - 2, i / per_set);
+    let rest: Vec<usize> = (0..k).filter(|e| !x.contains(e)).collect();
+    let q = nth_subset(rest.len(), 4, i % per_set);
+    gp_relation(k, &x, [rest[q[0]], rest[q[1]], rest[q[2]], rest[q[3]]])
+}
+
+/// Subset number `i` (below `C(n, r)`) of [`subsets`]`(n, r)`: each element in turn is the
+/// least `e` such that the subsets that start with a smaller element there number more than
+/// what is left of `i`.
+pub fn nth_subset(n: usize, r: usize, mut i: usize) -> Vec<usize> {
+    let mut out = Vec::with_capacity(r);
+    let mut e = 0;
+    while out.len() < r && e < n {
+        let with_e = binomial(n - 1 - e, r - 1 - out.len());
+        if i < with_e {
+            out.push(e);
+        } else {
+            i -= with_e;
+        }
+        e += 1;
+    }
+    out
 }
 
 /// One condition of the enumeration, attached to the last sign (in enumeration order) it reads.

@@ -6,10 +6,10 @@
 //! lexicographic): true for `+1`, false for `-1`. A clause is a list of nonzero literals
 //! (`+v` or `-v`), as in DIMACS. The clauses, numbered from 1 in this order:
 //! 1. `chi(0, ..., rank - 1) = +1`: the unit clause `[1]`;
-//! 2. for every Grassmann-Plücker relation of [`axioms`], in its order, one clause per
+//! 2. for every Grassmann-Plücker relation of [`axioms`](crate::chirotope::axioms), in its order, one clause per
 //!    assignment of its six signs that breaks it (assignments in increasing order of the 6-bit
 //!    number whose bit `i` is set when the `i`-th minor's position is `+1`);
-//! 3. for every circuit of [`axioms`], in its order, the clause excluding all its signs `+1`,
+//! 3. for every circuit of [`axioms`](crate::chirotope::axioms), in its order, the clause excluding all its signs `+1`,
 //!    then the clause excluding all `-1`;
 //! 4. for every leaf, in its order, one clause per choice of a global sign `sigma_j` for each of
 //!    its `c` relations (choice `b` in `0..2^c`, bit `j` set when `sigma_j = -1`): the clause
@@ -28,7 +28,10 @@
 //! last step must be the empty clause.
 
 use crate::cert::format::ProofStepJson;
-use crate::chirotope::{axioms, binomial, circuit_terms, gp_holds, GpRelation};
+use crate::chirotope::{
+    axiom_counts, binomial, circuit_terms, gp_holds, nth_gp_relation, nth_subset, GpRelation,
+};
+use std::collections::HashMap;
 
 /// Most steps a refutation may list.
 pub const MAX_PROOF_STEPS: usize = 1 << 22;
@@ -120,34 +123,151 @@ fn excluding(fixed: impl Iterator<Item = (i8, usize)>, c: &mut Vec<i32>) {
     c.dedup();
 }
 
-/// Clauses 1 to 3 of the module documentation: the axioms of the list of chirotopes of rank
-/// `rank` on `k` elements.
-pub fn chirotope_formula(rank: usize, k: usize) -> Cnf {
-    let (gp, acyclic) = axioms(rank, k);
-    let mut clauses = Clauses::default();
-    clauses.push(&[1]);
-    let mut c = Vec::new();
-    for six in &gp {
-        // The relation read on six local signs, one per minor.
-        let local: GpRelation = std::array::from_fn(|i| (six[i].0, i));
-        for bits in 0u32..64 {
-            let signs: [i8; 6] = std::array::from_fn(|i| if bits >> i & 1 == 1 { 1 } else { -1 });
-            if !gp_holds(&local, &signs) {
-                let fixed = six.iter().zip(signs).map(|(&(_, pos), sign)| (sign, pos));
-                excluding(fixed, &mut c);
-                clauses.push(&c);
+/// The clauses a replay reads: stored ([`Cnf`]), or computed from their identifiers
+/// ([`CoverFormula`]).
+pub trait Formula {
+    /// Number of variables.
+    fn vars(&self) -> usize;
+    /// Number of clauses; clause `i` (from 0) has identifier `i + 1`.
+    fn len(&self) -> usize;
+    /// True when there is no clause.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Clause `i` where it is stored; `None` where [`Formula::compute`] writes it.
+    fn stored(&self, i: usize) -> Option<&[i32]>;
+    /// Writes clause `i` (below [`Formula::len`], not stored) into `out`.
+    fn compute(&self, i: usize, out: &mut Vec<i32>);
+}
+
+impl Formula for Cnf {
+    fn vars(&self) -> usize {
+        self.vars
+    }
+    fn len(&self) -> usize {
+        self.clauses.len()
+    }
+    fn stored(&self, i: usize) -> Option<&[i32]> {
+        self.clauses.get(i)
+    }
+    /// Never called: every clause of a stored formula is stored. (An empty `out` is refused
+    /// by the replay as a missing clause, never read as a conflict.)
+    fn compute(&self, _: usize, out: &mut Vec<i32>) {
+        out.clear();
+    }
+}
+
+/// The clausal form of a cover of rank `rank` on `k` queries (module documentation): the
+/// leaves' clauses stored, the axiom clauses (points 1 to 3) computed from their identifiers
+/// when a hint names them. A refutation names few of the axioms (65,740 of the 3,613,611 of
+/// rank 5 on 15 queries in the cover of `r*(9, 3) >= 6`), so the replay's time and memory
+/// follow the proof, not the formula, which has 43.5 million axiom clauses at rank 5 on 20
+/// queries.
+#[derive(Clone, Debug)]
+pub struct CoverFormula {
+    rank: usize,
+    k: usize,
+    /// The number of relations ([`axiom_counts`]).
+    relations: usize,
+    /// The number of axiom clauses (points 1 to 3).
+    axioms: usize,
+    /// The leaves' clauses, in order (point 4).
+    leaves: Clauses,
+}
+
+impl CoverFormula {
+    /// The axioms of rank `rank` on `k` elements, no leaf yet; `None` unless
+    /// `3 <= rank < k <= 32` (so that every binomial coefficient below fits in a word, the
+    /// largest `C(32, 16) = 601,080,390`) and the clauses' identifiers fit in a word.
+    pub fn new(rank: usize, k: usize) -> Option<Self> {
+        if !(3..k).contains(&rank) || k > 32 {
+            return None;
+        }
+        let (relations, circuits) = axiom_counts(rank, k)?;
+        // The unit clause, 16 per relation (16 of the 64 sign assignments of its six minors
+        // break it: those where its three products are all `+1` or all `-1`, two assignments of
+        // each pair of minors for each), 2 per circuit; their identifiers fit in a word.
+        let axioms = (relations.checked_mul(16)?)
+            .checked_add(circuits.checked_mul(2)?)?
+            .checked_add(1)?;
+        Some(CoverFormula {
+            rank,
+            k,
+            relations,
+            axioms,
+            leaves: Clauses::default(),
+        })
+    }
+
+    /// Appends one leaf's clauses ([`leaf_clauses`]).
+    pub fn push_leaf(&mut self, clauses: &[Vec<i32>]) {
+        self.leaves.extend(clauses);
+    }
+
+    /// Number of axiom clauses (points 1 to 3).
+    pub fn axioms(&self) -> usize {
+        self.axioms
+    }
+
+    /// The whole formula, stored (for writers and for other checkers).
+    pub fn to_cnf(&self) -> Cnf {
+        let mut clauses = Clauses::default();
+        let mut c = Vec::new();
+        for i in 0..self.len() {
+            match self.stored(i) {
+                Some(stored) => clauses.push(stored),
+                None => {
+                    self.compute(i, &mut c);
+                    clauses.push(&c);
+                }
             }
         }
-    }
-    for terms in &acyclic {
-        for sign in [1i8, -1] {
-            excluding(terms.iter().map(|&(alt, pos)| (sign * alt, pos)), &mut c);
-            clauses.push(&c);
+        Cnf {
+            vars: self.vars(),
+            clauses,
         }
     }
-    Cnf {
-        vars: binomial(k, rank),
-        clauses,
+}
+
+impl Formula for CoverFormula {
+    fn vars(&self) -> usize {
+        binomial(self.k, self.rank)
+    }
+    fn len(&self) -> usize {
+        self.axioms().saturating_add(self.leaves.len())
+    }
+    fn stored(&self, i: usize) -> Option<&[i32]> {
+        self.leaves.get(i.checked_sub(self.axioms())?)
+    }
+    fn compute(&self, i: usize, out: &mut Vec<i32>) {
+        out.clear();
+        let (rank, k) = (self.rank, self.k);
+        if i == 0 {
+            out.push(1);
+        } else if i <= 16 * self.relations {
+            let six = nth_gp_relation(rank, k, (i - 1) / 16);
+            // The relation read on six local signs, one per minor; its breaking assignments
+            // in increasing order, and the one this clause excludes.
+            let local: GpRelation = std::array::from_fn(|j| (six[j].0, j));
+            let bits = (0u32..64)
+                .filter(|bits| {
+                    let signs: [i8; 6] =
+                        std::array::from_fn(|j| if bits >> j & 1 == 1 { 1 } else { -1 });
+                    !gp_holds(&local, &signs)
+                })
+                .nth((i - 1) % 16)
+                .unwrap_or(0);
+            let fixed = six.iter().enumerate().map(|(j, &(_, pos))| {
+                let sign = if bits >> j & 1 == 1 { 1 } else { -1 };
+                (sign, pos)
+            });
+            excluding(fixed, out);
+        } else if i < self.axioms() {
+            let c = i - 1 - 16 * self.relations;
+            let terms = circuit_terms(k, &nth_subset(k, rank + 1, c / 2));
+            let sign = if c.is_multiple_of(2) { 1 } else { -1 };
+            excluding(terms.iter().map(|&(alt, pos)| (sign * alt, pos)), out);
+        }
     }
 }
 
@@ -189,23 +309,32 @@ pub fn leaf_clauses(rank: usize, k: usize, patterns: &[Vec<i8>]) -> Result<Vec<V
     Ok(out)
 }
 
-/// Replays a refutation of `cnf` (module documentation): `Ok` when every step is accepted and
-/// the last is the empty clause.
-pub fn check_refutation(cnf: &Cnf, steps: &[ProofStepJson]) -> Result<(), String> {
-    let mut replay = Replay::new(cnf);
+/// Replays a refutation of `formula` (module documentation): `Ok` when every step is accepted
+/// and the last is the empty clause.
+pub fn check_refutation(formula: &impl Formula, steps: &[ProofStepJson]) -> Result<(), String> {
+    let mut replay = Replay::new(formula);
     for step in steps {
         replay.step(&step.clause, &step.hints)?;
     }
     replay.finish()
 }
 
+/// Most axiom clauses a refutation may name (each is computed at its first use and kept): more
+/// than the whole formula of rank 5 on 15 queries (3,613,611 clauses); a refutation that names
+/// this many takes about 350 MB and 6 s to replay.
+pub const MAX_NAMED_AXIOMS: usize = 1 << 22;
+
 /// The replay of a refutation of a formula, one step at a time, in the order of the proof: a
 /// long packed proof is checked as it is decoded, and its hints are never stored. Only the
-/// accepted lemmas are kept, their literals one after the other.
-pub struct Replay<'a> {
-    cnf: &'a Cnf,
+/// accepted lemmas are kept, their literals one after the other, and the formula's clauses
+/// that hints named and the formula computes.
+pub struct Replay<'a, F: Formula> {
+    formula: &'a F,
     /// The accepted lemmas, in order.
     lemmas: Clauses,
+    /// The computed clauses of the formula that hints named, and where each is kept.
+    named: Clauses,
+    place: HashMap<usize, usize>,
     /// `value[v]`: 1 true, -1 false, 0 unset; reset after each step.
     value: Vec<i8>,
     touched: Vec<usize>,
@@ -216,13 +345,15 @@ pub struct Replay<'a> {
     empty: Option<usize>,
 }
 
-impl<'a> Replay<'a> {
-    /// A replay of a refutation of `cnf` that has seen no step yet.
-    pub fn new(cnf: &'a Cnf) -> Self {
+impl<'a, F: Formula> Replay<'a, F> {
+    /// A replay of a refutation of `formula` that has seen no step yet.
+    pub fn new(formula: &'a F) -> Self {
         Replay {
-            cnf,
+            formula,
             lemmas: Clauses::default(),
-            value: vec![0; cnf.vars + 1],
+            named: Clauses::default(),
+            place: HashMap::new(),
+            value: vec![0; formula.vars() + 1],
             touched: Vec::new(),
             reads: 0,
             steps: 0,
@@ -249,7 +380,7 @@ impl<'a> Replay<'a> {
             self.value[v] = 0;
         }
         self.touched.clear();
-        let id = self.cnf.clauses.len() + s + 1;
+        let id = self.formula.len() + s + 1;
         result.map_err(|e| format!("proof step {s} (clause {id}): {e}"))?;
         if lemma.is_empty() {
             self.empty = Some(s);
@@ -274,23 +405,59 @@ impl<'a> Replay<'a> {
 
     /// The clause with identifier `id`: the formula's `1..=n`, then the accepted lemmas (given
     /// field by field, so that the replay may change its assignment while it reads the clause).
-    fn clause<'c>(cnf: &'c Cnf, lemmas: &'c Clauses, id: u64) -> Option<&'c [i32]> {
-        let i = usize::try_from(id.checked_sub(1)?).ok()?;
-        let n = cnf.clauses.len();
-        cnf.clauses.get(i).or_else(|| lemmas.get(i - n))
+    /// A computed clause of the formula is computed at its first use and kept.
+    fn clause<'c>(
+        formula: &'c F,
+        lemmas: &'c Clauses,
+        named: &'c mut Clauses,
+        place: &mut HashMap<usize, usize>,
+        id: u64,
+    ) -> Result<Option<&'c [i32]>, String> {
+        let Some(i) = id.checked_sub(1).and_then(|i| usize::try_from(i).ok()) else {
+            return Ok(None);
+        };
+        let n = formula.len();
+        if i >= n {
+            return Ok(lemmas.get(i - n));
+        }
+        if let Some(c) = formula.stored(i) {
+            return Ok(Some(c));
+        }
+        let at = match place.get(&i) {
+            Some(&at) => at,
+            None => {
+                if named.len() == MAX_NAMED_AXIOMS {
+                    return Err(format!(
+                        "the refutation names more than {MAX_NAMED_AXIOMS} axiom clauses, the cost cap of the format"
+                    ));
+                }
+                let mut c = Vec::new();
+                formula.compute(i, &mut c);
+                if c.is_empty() {
+                    return Err(format!("clause {id} of the formula is missing"));
+                }
+                named.push(&c);
+                place.insert(i, named.len() - 1);
+                named.len() - 1
+            }
+        };
+        let named: &'c Clauses = named;
+        Ok(named.get(at))
     }
 
     /// One step of [`Replay::step`]: sets the negation of `lemma`, then propagates the hints.
     fn replay_step(&mut self, lemma: &[i32], hints: &[u64]) -> Result<(), String> {
         let Replay {
-            cnf,
+            formula,
             lemmas,
+            named,
+            place,
             value,
             touched,
             reads,
             ..
         } = self;
-        let vars = cnf.vars;
+        let vars = formula.vars();
         let var_of = |l: i32| -> Result<usize, String> {
             let v = l.unsigned_abs() as usize;
             if l == 0 || v > vars {
@@ -309,12 +476,21 @@ impl<'a> Replay<'a> {
             touched.push(v);
         }
         // The propagation reads the hinted clauses one after another, each read waiting for the
-        // one before; reading their first literals now, independently, lets the processor fetch
-        // them from memory all at once.
-        let first = |&id: &u64| Self::clause(cnf, lemmas, id).and_then(|c| c.first());
+        // one before; reading the first literals of the stored ones now, independently, lets the
+        // processor fetch them from memory all at once.
+        let first = |&id: &u64| {
+            let i = usize::try_from(id.checked_sub(1)?).ok()?;
+            let n = formula.len();
+            let c = if i < n {
+                formula.stored(i)
+            } else {
+                lemmas.get(i - n)
+            };
+            c?.first()
+        };
         std::hint::black_box(hints.iter().filter_map(first).fold(0, |a, &l| a ^ l));
         for (h, &id) in hints.iter().enumerate() {
-            let clause = Self::clause(cnf, lemmas, id)
+            let clause = Self::clause(*formula, lemmas, named, place, id)?
                 .ok_or_else(|| format!("hint {id} is not an earlier clause"))?;
             *reads += clause.len().max(1) as u64;
             if *reads > MAX_PROOF_READS {

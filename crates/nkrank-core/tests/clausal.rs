@@ -5,12 +5,20 @@
 
 use nkrank_core::cert::format::ProofStepJson;
 use nkrank_core::check::chirotope_cert::VectorTest;
-use nkrank_core::chirotope::{chirotopes, subsets};
-use nkrank_core::clausal::{check_refutation, chirotope_formula, leaf_clauses, Cnf};
+use nkrank_core::chirotope::{axiom_counts, chirotopes, nth_subset, subsets};
+use nkrank_core::clausal::{
+    check_refutation, leaf_clauses, Cnf, CoverFormula, Formula, Replay, MAX_NAMED_AXIOMS,
+};
 use nkrank_core::rational::Q;
+use nkrank_oracle::clauses::chirotope_formula;
 use num_traits::{Signed, Zero};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// The checker's axiom clauses of rank `rank` on `k` queries, each computed from its number.
+fn axioms_of(rank: usize, k: usize) -> Cnf {
+    CoverFormula::new(rank, k).unwrap().to_cnf()
+}
 
 /// Whether the signs (`+1`/`-1` per variable, index `v - 1`) satisfy the clause.
 fn satisfied(clause: &[i32], signs: &[i8]) -> bool {
@@ -22,7 +30,7 @@ fn satisfied(clause: &[i32], signs: &[i8]) -> bool {
 #[test]
 fn the_formulas_models_are_exactly_the_listed_chirotopes() {
     for (rank, k) in [(3, 5), (4, 6), (3, 6)] {
-        let cnf = chirotope_formula(rank, k);
+        let cnf = axioms_of(rank, k);
         let mut models: Vec<Vec<i8>> = Vec::new();
         for bits in 0u32..1 << cnf.vars {
             let signs: Vec<i8> = (0..cnf.vars)
@@ -142,7 +150,7 @@ fn relation_signs(vectors: &[Vec<i64>]) -> Vec<i8> {
 fn realizable_configurations_satisfy_the_axioms_and_match_their_relations() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for (rank, k, trials) in [(3, 9, 12), (4, 8, 6), (5, 8, 3)] {
-        let cnf = chirotope_formula(rank, k);
+        let cnf = axioms_of(rank, k);
         let sets = subsets(k, rank);
         let mut done = 0;
         while done < trials {
@@ -263,39 +271,55 @@ fn a_long_list_of_hints_stops_at_the_first_that_fails() {
 }
 
 #[test]
-fn the_largest_formula_a_certificate_may_ask_for_has_the_stated_size() {
-    // 15 queries, rank 5 (the cover of r*(9, 3) >= 6): the budget `MAX_AXIOM_CLAUSES` exactly.
-    use nkrank_core::check::chirotope_cert::{axiom_clauses, MAX_AXIOM_CLAUSES, MAX_CLAUSAL_ROWS};
-    let cnf = chirotope_formula(5, 15);
-    assert_eq!(cnf.vars, 3003);
-    // 1 unit, C(15, 3) C(12, 4) relations with 16 breaking assignments each, 2 per 6-set.
-    assert_eq!(cnf.clauses.len(), 1 + 455 * 495 * 16 + 2 * 5005);
-    assert_eq!(cnf.clauses.len(), MAX_AXIOM_CLAUSES);
-    assert!(cnf.clauses.iter().all(|c| !c.is_empty() && c.len() <= 6));
-    // The count without the formula is the formula's count: every size up to 11 queries, and
-    // the largest that the budget admits of rank 4 (16 queries) and rank 6 (13 queries).
-    for rank in 3..=7 {
-        for k in rank + 1..=11 {
-            assert_eq!(
-                axiom_clauses(rank, k),
-                chirotope_formula(rank, k).clauses.len(),
-                "rank {rank}, {k} queries"
-            );
+fn each_axiom_clause_computed_from_its_number_is_the_listed_one() {
+    // Every subset found from its number is the one the list has there.
+    for n in 0..=12 {
+        for r in 0..=n {
+            for (i, s) in subsets(n, r).iter().enumerate() {
+                assert_eq!(&nth_subset(n, r, i), s, "subset {i} of size {r} of {n}");
+            }
         }
     }
-    for (rank, k) in [(4, 16), (6, 13)] {
-        assert_eq!(
-            axiom_clauses(rank, k),
-            chirotope_formula(rank, k).clauses.len()
-        );
-        assert!(axiom_clauses(rank, k) <= MAX_AXIOM_CLAUSES);
+    // The whole formula, clause by clause, against the list of the reference: every rank on up
+    // to 10 queries, and the largest that the checker once built whole (rank 5 on 15 queries).
+    let mut sizes: Vec<(usize, usize)> = (4..=10)
+        .flat_map(|k| (3..k).map(move |rank| (rank, k)))
+        .collect();
+    sizes.push((5, 15));
+    for (rank, k) in sizes {
+        let computed = axioms_of(rank, k);
+        let listed = chirotope_formula(rank, k);
+        assert_eq!(computed.vars, listed.vars, "rank {rank}, {k} queries");
+        assert!(computed == listed, "rank {rank}, {k} queries");
+        let (relations, circuits) = axiom_counts(rank, k).unwrap();
+        assert_eq!(listed.clauses.len(), 1 + 16 * relations + 2 * circuits);
     }
-    // Every rank fits on 13 queries and ranks 3 and 4 on the most queries; beyond the budget:
-    // rank 5 on 16, rank 6 on 15, rank 7 on 14, rank 8 on 16.
-    assert!((3..13).all(|rank| axiom_clauses(rank, 13) <= MAX_AXIOM_CLAUSES));
-    assert!(axiom_clauses(3, MAX_CLAUSAL_ROWS) <= MAX_AXIOM_CLAUSES);
-    assert!(axiom_clauses(5, 16) > MAX_AXIOM_CLAUSES);
-    assert!(axiom_clauses(6, 15) > MAX_AXIOM_CLAUSES);
-    assert!(axiom_clauses(7, 14) > MAX_AXIOM_CLAUSES);
-    assert!(axiom_clauses(8, MAX_CLAUSAL_ROWS) > MAX_AXIOM_CLAUSES);
+    assert_eq!(axioms_of(5, 15).clauses.len(), 3_613_611);
+    // Rank 5 on 20 queries (the complement of the 8-cycle): 43,521,093 clauses less the 32,372
+    // of its closed splits; the last relation and circuit as the list would end.
+    let f = CoverFormula::new(5, 20).unwrap();
+    assert_eq!((f.vars(), f.axioms()), (15_504, 43_488_721));
+    let mut c = Vec::new();
+    f.compute(f.axioms() - 1, &mut c);
+    assert_eq!(c.len(), 6);
+    // Beyond 32 queries or for a rank outside 3..k there is no such formula; every rank on 32
+    // queries has one (24 is the most a cover may name).
+    assert!(CoverFormula::new(5, 33).is_none() && CoverFormula::new(2, 6).is_none());
+    assert!(CoverFormula::new(6, 6).is_none());
+    assert!((3..32).all(|rank| CoverFormula::new(rank, 32).is_some()));
+}
+
+#[test]
+fn a_refutation_names_at_most_the_cap_of_axiom_clauses() {
+    // Steps that each name one more axiom clause (and fail) are refused for that reason at the
+    // first beyond the cap; before it, for theirs.
+    let big = CoverFormula::new(5, 20).unwrap();
+    assert!(big.axioms() > MAX_NAMED_AXIOMS);
+    let mut replay = Replay::new(&big);
+    for id in 2..=MAX_NAMED_AXIOMS as u64 + 1 {
+        let err = replay.step(&[1], &[id]).unwrap_err();
+        assert!(!err.contains("names more than"), "{err}");
+    }
+    let err = replay.step(&[1], &[1]).unwrap_err();
+    assert!(err.contains("names more than"), "{err}");
 }

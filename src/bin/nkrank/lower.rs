@@ -52,8 +52,8 @@ pub(crate) enum Lower {
         /// Bits per token.
         #[arg(long)]
         m: u32,
-        /// Queries per set (R + 1..=7; up to 16 with --cover, proved by a refutation beyond 7;
-        /// up to 20 with --write-cnf, to explore a cover that no certificate can carry).
+        /// Queries per set (R + 1..=7; up to 20 with --cover, proved by a refutation beyond 7,
+        /// whose formula the solver builds whole).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(4..=20))]
         k: u8,
         /// Rank R refuted (the chirotopes' rank, 3..k).

@@ -144,11 +144,12 @@ fn state_tag(family: &str, cover: bool, rank: usize) -> String {
     )
 }
 
-/// Most queries of a cover whose clausal form `--write-cnf` writes. Beyond the checker's
-/// `MAX_CLAUSAL_ROWS` a cover can be explored (its circuit splits solved, its formula written
-/// for another solver) but not certified; 20 is the complement of the 8-cycle, the candidate
-/// for rank 5 at `m = 8` (`docs/CASE_TREES.md` section 12), whose run peaks at about 3 GB and
-/// writes 1.6 GB of DIMACS text.
+/// Most queries of a cover that the solver explores by its clausal form (circuit splits
+/// solved, the formula built whole to be solved, to receive hints or to be written with
+/// `--write-cnf`). The checker takes covers of up to `MAX_CLAUSAL_ROWS` (24), since it never
+/// builds the formula whole; the solver does, and 20 is the complement of the 8-cycle, the
+/// candidate for rank 5 at `m = 8` (`docs/CASE_TREES.md` section 12), whose run peaks at about
+/// 3 GB and writes 1.6 GB of DIMACS text.
 pub const MAX_WRITTEN_ROWS: usize = 20;
 
 /// Chirotope search (rank `rank >= 3`, N = 3) over candidate sets of `k` queries, shard `I/N` of them
@@ -178,18 +179,11 @@ pub fn chirotopes_run(
     // A cover of more queries than the checker lists is proved by a refutation of its clausal
     // form (`clausal_cover`).
     let listed = crate::chirotope::MAX_CHIROTOPE_ROWS;
-    let clausal = crate::check::chirotope_cert::MAX_CLAUSAL_ROWS;
-    let written = matches!(route, SatRoute::WriteCnf(..));
-    let most = match (cover && !products, written) {
-        (true, true) => MAX_WRITTEN_ROWS,
-        (true, false) => clausal,
-        (false, _) => listed,
-    };
+    let clausal = MAX_WRITTEN_ROWS.min(crate::check::chirotope_cert::MAX_CLAUSAL_ROWS);
+    let most = if cover && !products { clausal } else { listed };
     if !(lowest..k).contains(&rank) || k > most {
         let beyond = if most < clausal {
             format!(" (up to {clausal} with --cover)")
-        } else if most == clausal {
-            format!(" (up to {MAX_WRITTEN_ROWS} with --write-cnf, whose cover no certificate can carry)")
         } else {
             String::new()
         };

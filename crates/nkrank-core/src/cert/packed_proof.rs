@@ -12,16 +12,16 @@
 //! often first in the table, so that their codes take one or two bytes instead of three.)
 
 use super::format::{CaseTreeJson, ProofStepJson};
-use crate::clausal::{Cnf, MAX_PROOF_STEPS};
+use crate::clausal::{Formula, MAX_PROOF_STEPS};
 
-/// Calls `visit` on every step of the refutation of `cnf` that a cover carries, in order, with
+/// Calls `visit` on every step of the refutation of `formula` that a cover carries, in order, with
 /// the step's lemma and hints: the steps of `proof`, or those that `proof_packed` spells,
 /// decoded one at a time (a long proof is never held unpacked). `Ok(false)` if the cover
 /// carries neither; an error if it carries both, if the packed text is wrong (prefixed
 /// `proof_packed: `) or if `visit` fails (its error as it is).
 pub fn for_each_refutation_step(
     tree: &CaseTreeJson,
-    cnf: &Cnf,
+    formula: &impl Formula,
     mut visit: impl FnMut(&[i32], &[u64]) -> Result<(), String>,
 ) -> Result<bool, String> {
     if tree.proof_packed_parts.is_some() {
@@ -38,7 +38,7 @@ pub fn for_each_refutation_step(
         }
         (None, Some(text)) => {
             let bytes = base85_bytes(text).map_err(|e| format!("proof_packed: {e}"))?;
-            let (axioms, vars) = (cnf.clauses.len(), cnf.vars);
+            let (axioms, vars) = (formula.len(), formula.vars());
             decode_steps(&bytes, axioms, vars, &mut visit).map_err(|fail| match fail {
                 Fail::Text(e) => format!("proof_packed: {e}"),
                 Fail::Visit(e) => e,

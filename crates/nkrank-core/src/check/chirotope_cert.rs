@@ -28,7 +28,7 @@ use crate::chirotope::{
     binomial, chirotopes, circuit_terms, for_each_chirotope_pruned, subsets, Chirotope,
     MAX_CHIROTOPE_ROWS, MAX_PRUNED_ROWS, MIN_CHIROTOPE_RANK,
 };
-use crate::clausal::{chirotope_formula, leaf_clauses, Cnf, Replay};
+use crate::clausal::{leaf_clauses, CoverFormula, Replay};
 use crate::relation::RowSet;
 
 /// Number of chirotopes [`chirotopes`] lists, as `(rank, k, count)` for every rank and `k` a
@@ -386,54 +386,24 @@ fn cover_leaves(
     Ok(patterns)
 }
 
-/// Most queries a cover with a clausal refutation may name; its formula must also stay within
-/// [`MAX_AXIOM_CLAUSES`].
-pub const MAX_CLAUSAL_ROWS: usize = 16;
-
-/// Most axiom clauses the checker builds for a clausal cover: the size of the formula of 15
-/// queries at rank 5 (the cover of `r*(9, 3) >= 6`), about 21.7 million literals. Within it:
-/// every rank on up to 13 queries, rank 5 on up to 15, and ranks 3 and 4 on up to 16
-/// (1,930,657 clauses for rank 4 on 16).
-pub const MAX_AXIOM_CLAUSES: usize = 3_613_611;
-
-/// The number of clauses of [`chirotope_formula`]`(rank, k)` without building it: the unit
-/// clause, 16 for each 3-term Grassmann-Plücker relation (one per `(rank - 2)`-set and four
-/// further elements; 16 of the 64 sign assignments of its six minors break it) and 2 for each
-/// circuit (`(rank + 1)`-set). Saturating, so a huge size stays huge.
-pub fn axiom_clauses(rank: usize, k: usize) -> usize {
-    use crate::chirotope::binomial;
-    let relations = binomial(k, rank.saturating_sub(2))
-        .saturating_mul(binomial(k.saturating_sub(rank.saturating_sub(2)), 4));
-    1usize
-        .saturating_add(relations.saturating_mul(16))
-        .saturating_add(binomial(k, rank + 1).saturating_mul(2))
-}
-
-/// The checks of a clausal cover's size: `k` queries within [`MAX_CLAUSAL_ROWS`] (already
-/// tested by the header) and the formula of rank `r` on them within [`MAX_AXIOM_CLAUSES`].
-fn check_formula_size(r: usize, k: usize) -> Result<(), String> {
-    let clauses = axiom_clauses(r, k);
-    if clauses > MAX_AXIOM_CLAUSES {
-        return Err(format!(
-            "a clausal cover of rank {r} on {k} queries has {clauses} axiom clauses, more than the {MAX_AXIOM_CLAUSES} the checker builds"
-        ));
-    }
-    Ok(())
-}
+/// Most queries a cover with a clausal refutation may name: its formula is never built whole
+/// (the replay computes the axiom clauses that hints name), so its size is not bounded here
+/// but by what a refutation may name (`crate::clausal::MAX_NAMED_AXIOMS`); at 24 queries it
+/// has at most `C(24, 12) = 2,704,156` variables.
+pub const MAX_CLAUSAL_ROWS: usize = 24;
 
 /// Checks a chirotope cover whose coverage is proved by a refutation of its clausal form
 /// (`crate::clausal`, `docs/PROOFS.md` section 12.10) instead of an enumeration: the leaves as in
-/// [`check_chirotope_cover`], each relation a circuit (`r + 1` queries); then the checker builds
+/// [`check_chirotope_cover`], each relation a circuit (`r + 1` queries); then the checker forms
 /// the formula itself from `r`, `k` and the leaves and replays the proof (`proof`, or
 /// `proof_packed` as it is decoded, one step at a time).
 fn check_clausal_cover(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Result<(), String> {
     let (r, k) = check_header("cover", MAX_CLAUSAL_ROWS, m, length, rank, j)?;
-    check_formula_size(r, k)?;
     let patterns = cover_leaves(m, length, k, j)?;
-    let cnf = cover_formula(r, k, &patterns)?;
-    let mut replay = Replay::new(&cnf);
+    let formula = cover_formula(r, k, &patterns)?;
+    let mut replay = Replay::new(&formula);
     let context = |e| format!("the refutation of the cover's clausal form: {e}");
-    let carried = for_each_refutation_step(j, &cnf, |lemma, hints| {
+    let carried = for_each_refutation_step(j, &formula, |lemma, hints| {
         replay.step(lemma, hints).map_err(context)
     })?;
     if !carried {
@@ -444,19 +414,20 @@ fn check_clausal_cover(m: u32, length: u32, rank: u64, j: &CaseTreeJson) -> Resu
 
 /// The clausal form of a cover of rank `r` on `k` queries whose leaves have the sign patterns
 /// `patterns` (`crate::clausal`): the axioms, then each leaf's clauses in order.
-fn cover_formula(r: usize, k: usize, patterns: &[Vec<Vec<i8>>]) -> Result<Cnf, String> {
-    let mut cnf = chirotope_formula(r, k);
+fn cover_formula(r: usize, k: usize, patterns: &[Vec<Vec<i8>>]) -> Result<CoverFormula, String> {
+    let mut formula = CoverFormula::new(r, k)
+        .ok_or_else(|| format!("no clausal form of rank {r} on {k} queries"))?;
     for (idx, xs) in patterns.iter().enumerate() {
         let clauses = leaf_clauses(r, k, xs).map_err(|e| format!("leaf {idx}: {e}"))?;
-        cnf.clauses.extend(clauses);
+        formula.push_leaf(&clauses);
     }
-    Ok(cnf)
+    Ok(formula)
 }
 
-/// The formula whose refutation a cover with a `proof` carries, built as the checker builds
-/// it, for a certificate claiming `r* >= rank` (for export to other checkers; it checks the
-/// leaves' shapes, not their certificates).
-pub fn clausal_form(rank: u64, j: &CaseTreeJson) -> Result<Cnf, String> {
+/// The formula whose refutation a cover with a `proof` carries, as the checker forms it, for
+/// a certificate claiming `r* >= rank` (for export to other checkers; it checks the leaves'
+/// shapes, not their certificates).
+pub fn clausal_form(rank: u64, j: &CaseTreeJson) -> Result<CoverFormula, String> {
     let k = j.queries.len();
     if !(MIN_CHIROTOPE_RANK + 1..=MAX_CLAUSAL_ROWS).contains(&k)
         || !(MIN_CHIROTOPE_RANK as u64 + 1..=k as u64).contains(&rank)
@@ -465,7 +436,6 @@ pub fn clausal_form(rank: u64, j: &CaseTreeJson) -> Result<Cnf, String> {
             "no clausal form for {k} queries and a claim of {rank}"
         ));
     }
-    check_formula_size(rank as usize - 1, k)?;
     let patterns = (j.leaves.iter().enumerate())
         .map(|(idx, leaf)| leaf_patterns(k, leaf).map_err(|e| format!("leaf {idx}: {e}")))
         .collect::<Result<Vec<_>, String>>()?;
