@@ -549,6 +549,62 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
     assert!(text.starts_with("p cnf 84 "), "{:.40}", text);
 }
 
+/// The prism's cover with eight more queries that no leaf names: 17 queries, beyond the 16 that
+/// the checker took while it built the formula whole. Every chirotope of the 17 restricts to one
+/// of the first nine, whose axioms are among those of the 17, so the prism's refutation, its
+/// variables and clause identifiers carried over to the formula of 17 queries (found here by
+/// each clause's literals), refutes it: accepted, and rejected with a hint changed.
+#[test]
+fn a_cover_of_seventeen_queries_is_checked() {
+    use nkrank::cert::format::ProofStepJson;
+    use nkrank::check::chirotope_cert::clausal_form;
+    use std::collections::HashMap;
+    let small = case_tree_certificate(6, 4, proved_prism());
+    let f9 = clausal_form(4, small.case_tree.as_ref().unwrap())
+        .unwrap()
+        .to_cnf();
+    let mut big = small.clone();
+    tree(&mut big)
+        .queries
+        .extend([7, 11, 13, 14, 19, 21, 22, 25]);
+    let f17 = clausal_form(4, big.case_tree.as_ref().unwrap())
+        .unwrap()
+        .to_cnf();
+    let triples9 = nkrank::chirotope::subsets(9, 3);
+    let var17: HashMap<Vec<usize>, i32> = (nkrank::chirotope::subsets(17, 3).into_iter())
+        .enumerate()
+        .map(|(t, s)| (s, t as i32 + 1))
+        .collect();
+    let var = |l: i32| var17[&triples9[l.unsigned_abs() as usize - 1]] * l.signum();
+    let key = |c: &[i32]| {
+        let mut c: Vec<i32> = c.to_vec();
+        c.sort_unstable();
+        c
+    };
+    let id17: HashMap<Vec<i32>, u64> = (f17.clauses.iter().enumerate())
+        .map(|(i, c)| (key(c), i as u64 + 1))
+        .collect();
+    let (n9, n17) = (f9.clauses.len() as u64, f17.clauses.len() as u64);
+    let id = |h: u64| match f9.clauses.get(h as usize - 1) {
+        Some(c) => id17[&key(&c.iter().map(|&l| var(l)).collect::<Vec<_>>())],
+        None => h - n9 + n17,
+    };
+    let steps = (tree(&mut big).proof.take().unwrap().iter())
+        .map(|s| ProofStepJson {
+            clause: s.clause.iter().map(|&l| var(l)).collect(),
+            hints: s.hints.iter().map(|&h| id(h)).collect(),
+        })
+        .collect();
+    tree(&mut big).proof = Some(steps);
+    assert!(n17 > 16 * 17 * 1820);
+    check(&big, CheckOptions::default()).unwrap();
+    assert_rejected(&big, "a hint changed", &|c| {
+        let steps = tree(c).proof.as_mut().unwrap();
+        let last = steps.len() - 1;
+        steps[last].hints[0] += 1;
+    });
+}
+
 /// A cover of up to 20 queries (the complement of the 8-cycle) can be explored by every route,
 /// and no more: the solver builds its formula whole.
 #[test]
