@@ -339,7 +339,7 @@ fn whole(formula: &CoverFormula) -> Result<crate::clausal::Cnf, String> {
 }
 
 /// The clausal form and refutation of a checked cover, as DIMACS CNF and LRAT text, for
-/// checkers outside this project (the formula is the one `nkrank-check` builds; the proof's
+/// checkers outside this project (the formula is the one `nkrank-check` forms; the proof's
 /// steps are LRAT addition lines, numbered after the formula's clauses, without deletions).
 pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String> {
     use std::fmt::Write as _;
