@@ -403,9 +403,25 @@ impl<'a, F: Formula> Replay<'a, F> {
         }
     }
 
-    /// The clause with identifier `id`: the formula's `1..=n`, then the accepted lemmas (given
-    /// field by field, so that the replay may change its assignment while it reads the clause).
-    /// A computed clause of the formula is computed at its first use and kept.
+    /// Where the clause with identifier `id` is: the formula's `1..=n`, then the accepted
+    /// lemmas. `Ok` when it is stored, `Err(i)` when it is the formula's clause `i` that the
+    /// formula computes, `None` when there is no such clause yet.
+    fn locate<'c>(
+        formula: &'c F,
+        lemmas: &'c Clauses,
+        id: u64,
+    ) -> Option<Result<&'c [i32], usize>> {
+        let i = usize::try_from(id.checked_sub(1)?).ok()?;
+        let n = formula.len();
+        if i >= n {
+            return lemmas.get(i - n).map(Ok);
+        }
+        Some(formula.stored(i).ok_or(i))
+    }
+
+    /// The clause with identifier `id` ([`Replay::locate`]; given field by field, so that the
+    /// replay may change its assignment while it reads the clause). A computed clause of the
+    /// formula is computed at its first use and kept.
     fn clause<'c>(
         formula: &'c F,
         lemmas: &'c Clauses,
@@ -413,16 +429,11 @@ impl<'a, F: Formula> Replay<'a, F> {
         place: &mut HashMap<usize, usize>,
         id: u64,
     ) -> Result<Option<&'c [i32]>, String> {
-        let Some(i) = id.checked_sub(1).and_then(|i| usize::try_from(i).ok()) else {
-            return Ok(None);
+        let i = match Self::locate(formula, lemmas, id) {
+            None => return Ok(None),
+            Some(Ok(c)) => return Ok(Some(c)),
+            Some(Err(i)) => i,
         };
-        let n = formula.len();
-        if i >= n {
-            return Ok(lemmas.get(i - n));
-        }
-        if let Some(c) = formula.stored(i) {
-            return Ok(Some(c));
-        }
         let at = match place.get(&i) {
             Some(&at) => at,
             None => {
@@ -478,16 +489,7 @@ impl<'a, F: Formula> Replay<'a, F> {
         // The propagation reads the hinted clauses one after another, each read waiting for the
         // one before; reading the first literals of the stored ones now, independently, lets the
         // processor fetch them from memory all at once.
-        let first = |&id: &u64| {
-            let i = usize::try_from(id.checked_sub(1)?).ok()?;
-            let n = formula.len();
-            let c = if i < n {
-                formula.stored(i)
-            } else {
-                lemmas.get(i - n)
-            };
-            c?.first()
-        };
+        let first = |&id: &u64| Self::locate(formula, lemmas, id)?.ok()?.first();
         std::hint::black_box(hints.iter().filter_map(first).fold(0, |a, &l| a ^ l));
         for (h, &id) in hints.iter().enumerate() {
             let clause = Self::clause(*formula, lemmas, named, place, id)?
