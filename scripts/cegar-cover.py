@@ -2,7 +2,7 @@
 """Decide a cover's clausal form counterexample by counterexample, its axioms added as needed.
 
     python3 scripts/cegar-cover.py --m M --rank R --family T1,...,Tk FORMULA.cnf --state ADDED.npy
-        [--relations] [--symmetric]
+        [--relations] [--symmetric] [--write-subformula SUB.cnf | --model MODEL.txt]
 
 Needs numpy and python-sat (`python3 -m pip install numpy python-sat`, in a virtual environment
 where the system's Python refuses it); not part of the build, and nothing here is trusted.
@@ -23,6 +23,15 @@ refutation of the formula still has to come from a solver's proof, given hints b
 lower chirotopes ... --drup PROOF` (the checker replays reverse unit propagation). The added
 clauses' numbers are saved after every round, atomically, in ADDED.npy, and a cut run resumes
 from it.
+
+Any other SAT solver can take a round: `--write-subformula SUB.cnf` writes the clauses given to
+the solver so far (the unit clause, acyclicity, the closed splits, then the added relation
+clauses in the formula's order) as DIMACS and stops. A DRUP refutation of it (`cadical --unsat
+SUB.cnf SUB.drup`) is one of the whole formula, since each of its clauses is one of the
+formula's, so `nkrank lower chirotopes ... --drup SUB.drup` turns it into a certificate as it
+does a refutation of FORMULA.cnf. A model that the other solver finds instead (its output,
+`v` lines of DIMACS literals) is read by `--model MODEL.txt`: the clauses it breaks are added
+as one round, saved in ADDED.npy, and the script stops.
 """
 
 import argparse
@@ -70,6 +79,38 @@ def read_formula(path, k, rank):
     return nv, gp[:, :6].copy(), others
 
 
+def write_subformula(path, nv, others, relation_clauses):
+    """The clauses as DIMACS, written to a part file renamed when whole."""
+    part = path + ".part"
+    with open(part, "w") as f:
+        f.write(f"p cnf {nv} {len(others) + len(relation_clauses)}\n")
+        for c in others:
+            f.write(" ".join(map(str, c)) + " 0\n")
+        rows = np.hstack([relation_clauses, np.zeros((len(relation_clauses), 1), dtype=np.int32)])
+        np.savetxt(f, rows, fmt="%d")
+    os.replace(part, path)
+
+
+def read_model(path, nv):
+    """A solver's model: the literals of its `v` lines, every variable 1..nv set once."""
+    value = np.zeros(nv + 1, dtype=np.int8)
+    with open(path) as f:
+        for line in f:
+            if line.startswith("s ") and "UNSATISFIABLE" in line:
+                sys.exit(f"{path}: the solver says unsatisfiable; there is no model to read")
+            if not line.startswith("v "):
+                continue
+            for lit in map(int, line.split()[1:]):
+                if lit == 0:
+                    continue
+                if abs(lit) > nv or value[abs(lit)] != 0:
+                    sys.exit(f"{path}: literal {lit} names no variable of 1..{nv}, or one set twice")
+                value[abs(lit)] = 1 if lit > 0 else -1
+    if (value[1:] == 0).any():
+        sys.exit(f"{path}: {(value[1:] == 0).sum()} of the {nv} variables are not set")
+    return value[1:] > 0
+
+
 def query_symmetries(m, queries):
     """The permutations of the queries that permutations of the m coordinates induce."""
     place = {q: i for i, q in enumerate(queries)}
@@ -90,6 +131,10 @@ def main():
     ap.add_argument("--state", required=True, help="npy file of the added clauses' numbers")
     ap.add_argument("--relations", action="store_true", help="add whole relations")
     ap.add_argument("--symmetric", action="store_true", help="and their images (with --relations)")
+    ap.add_argument("--write-subformula", metavar="SUB.cnf",
+                    help="write the clauses added so far and the others as DIMACS, and stop")
+    ap.add_argument("--model", metavar="MODEL.txt",
+                    help="add the clauses that another solver's model (`v` lines) breaks, and stop")
     args = ap.parse_args()
     m, rank = args.m, args.rank
     queries = [int(t, 2) for t in args.family.split(",")]
@@ -122,19 +167,36 @@ def main():
     if os.path.exists(args.state):
         added[np.load(args.state)] = True
         print(f"resumed: {added.sum()} relation clauses", flush=True)
-    solver = Solver(name="cadical195", bootstrap_with=others)
-    for c in gp[added]:
-        solver.add_clause(c.tolist())
+    if args.write_subformula:
+        write_subformula(args.write_subformula, nv, others, gp[added])
+        print(f"wrote {args.write_subformula}: {len(others)} clauses and {added.sum()} relation "
+              "clauses", flush=True)
+        return 0
+    solver = None
+    if not args.model:
+        solver = Solver(name="cadical195", bootstrap_with=others)
+        for c in gp[added]:
+            solver.add_clause(c.tolist())
     variable, negative = np.abs(gp) - 1, gp < 0
     rnd = 0
     while True:
         t0 = time.time()
-        if not solver.solve():
+        if args.model:
+            model = read_model(args.model, nv)
+            # A model of another formula would make "breaks no relation" mean nothing.
+            unsat = [c for c in others if not any(model[abs(x) - 1] == (x > 0) for x in c)]
+            added_gp = gp[added]
+            unsat_gp = ~(model[np.abs(added_gp) - 1] ^ (added_gp < 0)).any(axis=1)
+            if unsat or unsat_gp.any():
+                sys.exit(f"{args.model} breaks {len(unsat) + unsat_gp.sum()} of the clauses "
+                         "given so far: not a model of the subformula")
+        elif not solver.solve():
             print(f"round {rnd}: unsatisfiable in {time.time() - t0:.0f} s, with {added.sum()} "
                   "relation clauses: the cover closes", flush=True)
             return 0
+        else:
+            model = np.array(solver.get_model()[:nv]) > 0
         solve_time = time.time() - t0
-        model = np.array(solver.get_model()[:nv]) > 0
         broken = np.flatnonzero(~(model[variable] ^ negative).any(axis=1))
         if len(broken) == 0:
             print(f"round {rnd}: a model that breaks no relation: an escaping chirotope", flush=True)
@@ -148,14 +210,17 @@ def main():
         else:
             new = broken
         new = new[~added[new]]
-        for c in gp[new]:
-            solver.add_clause(c.tolist())
+        if solver is not None:
+            for c in gp[new]:
+                solver.add_clause(c.tolist())
         added[new] = True
         part = args.state + ".part.npy"
         np.save(part, np.flatnonzero(added))
         os.replace(part, args.state)
         print(f"round {rnd}: a model in {solve_time:.0f} s breaks {len(broken)} relation clauses; "
               f"{len(new)} added, {added.sum()} in all ({time.time() - t0:.0f} s)", flush=True)
+        if args.model:
+            return 0
         rnd += 1
 
 

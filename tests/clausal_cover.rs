@@ -8,7 +8,9 @@ use nkrank::check::{check, CheckOptions};
 use nkrank::chirotope::chirotopes;
 use nkrank::lower::chirotope::cover_search;
 use nkrank::lower::clausal_cover::{clausal_cover, ClausalCover, SatRoute};
+use nkrank::lower::drup::binary_drup;
 use nkrank::lower::runs::binary_tokens;
+use nkrank::lower::sat::DrupLine;
 use scratch::Scratch;
 
 mod common;
@@ -404,7 +406,8 @@ fn dimacs_clauses(text: &str) -> nkrank::clausal::Clauses {
 #[test]
 fn the_exported_formula_and_proof_replay_as_lrat() {
     use nkrank::cert::format::ProofStepJson;
-    use nkrank::clausal::{check_refutation, Cnf};
+    use nkrank::clausal::check_refutation;
+    use nkrank::oracle::clauses::Cnf;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("certificates/len3");
     let cert =
         nkrank::cert::io::read_certificate(&root.join("m06-lower-r4-case-tree.json.gz")).unwrap();
@@ -506,11 +509,37 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
         drup.push_str(&lit_line(&step.clause));
     }
     std::fs::write(&drup_path, &drup).unwrap();
-    let tree = match cover(SatRoute::Drup(&drup_path, None)).unwrap().0 {
-        ClausalCover::Proved(tree) => tree,
+    let proved = |route| match cover(route).unwrap().0 {
+        ClausalCover::Proved(tree) => case_tree_certificate(6, 4, tree),
         other => panic!("not proved: {other:?}"),
     };
-    check(&case_tree_certificate(6, 4, tree), CheckOptions::default()).unwrap();
+    let from_text = proved(SatRoute::Drup(&drup_path, None));
+    check(&from_text, CheckOptions::default()).unwrap();
+    // The same lines in the binary spelling (CaDiCaL's and Kissat's default) give the same
+    // certificate.
+    let lines: Vec<DrupLine> = (drup.lines())
+        .filter(|l| !l.starts_with('c'))
+        .map(|l| {
+            let lits = || {
+                dimacs_clauses(l.trim_start_matches("d "))
+                    .get(0)
+                    .unwrap()
+                    .to_vec()
+            };
+            if l.starts_with("d ") {
+                DrupLine::Delete(lits())
+            } else {
+                DrupLine::Add(lits())
+            }
+        })
+        .collect();
+    assert_eq!(lines.len(), steps.len() + usize::from(steps.len() > 1));
+    std::fs::write(&drup_path, binary_drup(&lines)).unwrap();
+    let from_binary = proved(SatRoute::Drup(&drup_path, None));
+    assert_eq!(
+        serde_json::to_string(&from_binary).unwrap(),
+        serde_json::to_string(&from_text).unwrap()
+    );
     // A proof that is not a clausal refutation of this formula is an error naming the line.
     std::fs::write(&drup_path, "1 2 x 0\n").unwrap();
     let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
@@ -518,9 +547,13 @@ fn another_solvers_drup_proof_of_the_written_formula_gives_a_checked_cover() {
         err.contains("line 1") && err.contains("\"x\" is not a literal"),
         "{err}"
     );
-    std::fs::write(&drup_path, [b'a', 2, 4, 0]).unwrap();
+    // A binary proof that stops inside a clause, starting with a deletion.
+    std::fs::write(&drup_path, [b'd', 2, 5]).unwrap();
     let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
-    assert!(err.contains("binary proof"), "{err}");
+    assert!(
+        err.contains("byte 0: the proof ends inside a binary clause"),
+        "{err}"
+    );
     std::fs::write(&drup_path, "").unwrap();
     let err = cover(SatRoute::Drup(&drup_path, None)).unwrap_err();
     assert!(err.contains("without deriving the empty clause"), "{err}");
@@ -558,18 +591,15 @@ fn a_set_decided_earlier_still_writes_its_formula_when_asked() {
 fn a_cover_of_seventeen_queries_is_checked() {
     use nkrank::cert::format::ProofStepJson;
     use nkrank::check::chirotope_cert::clausal_form;
+    use nkrank::oracle::clauses::listed;
     use std::collections::HashMap;
     let small = case_tree_certificate(6, 4, proved_prism());
-    let f9 = clausal_form(4, small.case_tree.as_ref().unwrap())
-        .unwrap()
-        .to_cnf();
+    let f9 = listed(&clausal_form(4, small.case_tree.as_ref().unwrap()).unwrap());
     let mut big = small.clone();
     tree(&mut big)
         .queries
         .extend([7, 11, 13, 14, 19, 21, 22, 25]);
-    let f17 = clausal_form(4, big.case_tree.as_ref().unwrap())
-        .unwrap()
-        .to_cnf();
+    let f17 = listed(&clausal_form(4, big.case_tree.as_ref().unwrap()).unwrap());
     let triples9 = nkrank::chirotope::subsets(9, 3);
     let var17: HashMap<Vec<usize>, i32> = (nkrank::chirotope::subsets(17, 3).into_iter())
         .enumerate()

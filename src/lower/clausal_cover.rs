@@ -15,11 +15,13 @@ use super::chirotope::{
 use super::cubes::{
     cube_proof_path, cubes_text, full_cubes, joined_lines, parse_cubes, split_variables,
 };
+use super::drup::read_drup;
 use super::hint_checkpoint::{HintCheckpoint, SAVE_EVERY};
 use super::sat::{renumber, solve, trim, DrupLine, Outcome};
 use crate::cert::format::{CaseTreeJson, CertificateFile};
 use crate::cert::packed_proof::{pack_proof, refutation_steps, PACK_ABOVE_STEPS};
 use crate::clausal::{leaf_clauses, CoverFormula, Formula, MAX_PROOF_STEPS};
+use crate::oracle::clauses::{listed, Cnf};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -49,8 +51,8 @@ pub enum SatRoute<'a> {
     /// clause numbering, for another solver; with a cube depth `d > 0`, also `2^d` cubes
     /// beside it (`STEM.cubes`, [`super::cubes`]), each to be refuted by its own run.
     WriteCnf(&'a Path, usize),
-    /// Another solver's DRUP proof of that formula (text, as `cadical --no-binary` writes
-    /// it): its lemmas become steps with hints ([`super::sat::hints_from_rup`]), and the
+    /// Another solver's DRUP proof of that formula (binary, as CaDiCaL and Kissat write it by
+    /// default, or text; [`super::drup`]): its lemmas become steps with hints ([`super::sat::hints_from_rup`]), and the
     /// checker replays them as it replays the project's own. With a second path, the
     /// refutation's core ([`core_formula`]) is written there instead of a certificate: the
     /// first of two rounds.
@@ -196,7 +198,7 @@ pub fn clausal_cover(
         SatRoute::Drup(path, _) | SatRoute::DrupCubes(path, _) => {
             let lemmas: Box<dyn Iterator<Item = Result<DrupLine, String>>> = match route {
                 SatRoute::DrupCubes(..) => Box::new(read_cube_proofs(path, cnf.vars)?),
-                _ => Box::new(read_drup(path)?),
+                _ => read_drup(path)?,
             };
             let bar = drup_bar();
             let shown = |backward: bool, line: usize, checked: usize| {
@@ -268,7 +270,7 @@ pub fn clausal_cover(
             let core_path = asked.unwrap_or(&beside);
             crate::cert::io::write_atomic(core_path, dimacs_text("", &core).as_bytes())?;
             let told = format!(
-                "the refutation needs {} steps; its core ({} of the {axioms} axiom clauses and the {} clauses of the closed splits) is in {}: refute it (e.g. `cadical --unsat --no-binary {} core.drup`) and run this command with --drup core.drup, a refutation of the whole formula too and often a shorter one",
+                "the refutation needs {} steps; its core ({} of the {axioms} axiom clauses and the {} clauses of the closed splits) is in {}: refute it (e.g. `cadical --unsat {} core.drup`) and run this command with --drup core.drup, a refutation of the whole formula too and often a shorter one",
                 steps.len(),
                 core.clauses.len() - (cnf.clauses.len() - axioms),
                 cnf.clauses.len() - axioms,
@@ -328,14 +330,14 @@ pub fn clausal_cover(
 const MAX_WHOLE_CLAUSES: usize = 1 << 27;
 
 /// `formula` built whole, if it has at most [`MAX_WHOLE_CLAUSES`] clauses.
-fn whole(formula: &CoverFormula) -> Result<crate::clausal::Cnf, String> {
+fn whole(formula: &CoverFormula) -> Result<Cnf, String> {
     if formula.len() > MAX_WHOLE_CLAUSES {
         return Err(format!(
             "the clausal form has {} clauses, more than the {MAX_WHOLE_CLAUSES} the solver builds",
             formula.len()
         ));
     }
-    Ok(formula.to_cnf())
+    Ok(listed(formula))
 }
 
 /// The clausal form and refutation of a checked cover, as DIMACS CNF and LRAT text, for
@@ -379,20 +381,20 @@ pub fn clausal_texts(cert: &CertificateFile) -> Result<(String, String), String>
 /// the axioms (the closed splits'), in the formula's order. Every clause of it is a clause of
 /// `cnf`, so a refutation of the core refutes `cnf`, and another solver often finds a shorter
 /// one on the smaller formula (the second round of `scripts/cover-refutation.sh`).
-pub fn core_formula(cnf: &crate::clausal::Cnf, axioms: usize, used: &[u64]) -> crate::clausal::Cnf {
+pub fn core_formula(cnf: &Cnf, axioms: usize, used: &[u64]) -> Cnf {
     let named: std::collections::BTreeSet<u64> = used.iter().copied().collect();
     let clauses = (cnf.clauses.iter().enumerate())
         .filter(|&(i, _)| i >= axioms || named.contains(&(i as u64 + 1)))
         .map(|(_, c)| c)
         .collect();
-    crate::clausal::Cnf {
+    Cnf {
         vars: cnf.vars,
         clauses,
     }
 }
 
 /// A formula as DIMACS CNF text after the comment lines `comments`.
-fn dimacs_text(comments: &str, cnf: &crate::clausal::Cnf) -> String {
+fn dimacs_text(comments: &str, cnf: &Cnf) -> String {
     use std::fmt::Write as _;
     let mut out = format!("{comments}p cnf {} {}\n", cnf.vars, cnf.clauses.len());
     for c in cnf.clauses.iter() {
@@ -412,54 +414,6 @@ fn drup_bar() -> indicatif::ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// The lines of a DRUP proof in text form, in order (comments `c ...` skipped). A binary proof
-/// is an error at once; a line that is not a clause ending in 0 is an error item naming it.
-fn read_drup(path: &Path) -> Result<impl Iterator<Item = Result<DrupLine, String>>, String> {
-    use std::io::BufRead as _;
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let mut reader = std::io::BufReader::new(file);
-    let first = reader
-        .fill_buf()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if first.first().is_some_and(|&b| b == b'a' || !b.is_ascii()) {
-        return Err(format!(
-            "{}: a binary proof; write it as text (cadical --no-binary)",
-            path.display()
-        ));
-    }
-    let parse = |line: &str| -> Result<Option<DrupLine>, String> {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('c') {
-            return Ok(None);
-        }
-        let (delete, t) = match t.strip_prefix('d') {
-            Some(rest) => (true, rest),
-            None => (false, t),
-        };
-        let mut lits: Vec<i32> = (t.split_whitespace())
-            .map(|w| {
-                w.parse::<i32>()
-                    .map_err(|_| format!("{w:?} is not a literal"))
-            })
-            .collect::<Result<_, _>>()?;
-        if lits.pop() != Some(0) || lits.contains(&0) {
-            return Err("a clause ends in 0, and only there".into());
-        }
-        Ok(Some(if delete {
-            DrupLine::Delete(lits)
-        } else {
-            DrupLine::Add(lits)
-        }))
-    };
-    Ok(reader.lines().enumerate().filter_map(move |(i, line)| {
-        let parsed = line.map_err(|e| e.to_string()).and_then(|l| parse(&l));
-        parsed
-            .map_err(|e| format!("line {}: {e}", i + 1))
-            .transpose()
-    }))
 }
 
 /// The DRUP proofs of the cubes listed in the file `cubes` (beside it, as

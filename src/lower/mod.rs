@@ -8,6 +8,7 @@ pub mod chirotope;
 pub mod clausal_cover;
 pub mod cover_scan;
 pub mod cubes;
+pub mod drup;
 pub mod fooling;
 pub mod hint_checkpoint;
 pub mod permutations;

@@ -1052,7 +1052,8 @@ pub fn renumber(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clausal::{check_refutation, Cnf};
+    use crate::clausal::check_refutation;
+    use crate::oracle::clauses::Cnf;
 
     /// Pigeonhole: `p` pigeons in `p - 1` holes (unsatisfiable).
     fn pigeonhole(p: usize) -> Cnf {

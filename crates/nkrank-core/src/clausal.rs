@@ -39,15 +39,6 @@ pub const MAX_PROOF_STEPS: usize = 1 << 22;
 /// Most literals the replay of a refutation may read, over all its hints.
 pub const MAX_PROOF_READS: u64 = 1 << 31;
 
-/// A formula in conjunctive normal form over variables `1..=vars`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Cnf {
-    /// Number of variables.
-    pub vars: usize,
-    /// The clauses; clause `i` has identifier `i + 1`.
-    pub clauses: Clauses,
-}
-
 /// A list of clauses, their literals stored one after the other: millions of short clauses
 /// take one allocation instead of one each, and a replay that jumps between them touches less
 /// memory.
@@ -123,8 +114,8 @@ fn excluding(fixed: impl Iterator<Item = (i8, usize)>, c: &mut Vec<i32>) {
     c.dedup();
 }
 
-/// The clauses a replay reads: stored ([`Cnf`]), or computed from their identifiers
-/// ([`CoverFormula`]).
+/// The clauses a replay reads: the checker's [`CoverFormula`], which computes most of them from
+/// their identifiers, or a formula stored whole (the solver's, in its tests).
 pub trait Formula {
     /// Number of variables.
     fn vars(&self) -> usize;
@@ -138,23 +129,6 @@ pub trait Formula {
     fn stored(&self, i: usize) -> Option<&[i32]>;
     /// Writes clause `i` (below [`Formula::len`], not stored) into `out`.
     fn compute(&self, i: usize, out: &mut Vec<i32>);
-}
-
-impl Formula for Cnf {
-    fn vars(&self) -> usize {
-        self.vars
-    }
-    fn len(&self) -> usize {
-        self.clauses.len()
-    }
-    fn stored(&self, i: usize) -> Option<&[i32]> {
-        self.clauses.get(i)
-    }
-    /// Never called: every clause of a stored formula is stored. (An empty `out` is refused
-    /// by the replay as a missing clause, never read as a conflict.)
-    fn compute(&self, _: usize, out: &mut Vec<i32>) {
-        out.clear();
-    }
 }
 
 /// The clausal form of a cover of rank `rank` on `k` queries (module documentation): the
@@ -207,25 +181,6 @@ impl CoverFormula {
     /// Number of axiom clauses (points 1 to 3).
     pub fn axioms(&self) -> usize {
         self.axioms
-    }
-
-    /// The whole formula, stored (for writers and for other checkers).
-    pub fn to_cnf(&self) -> Cnf {
-        let mut clauses = Clauses::default();
-        let mut c = Vec::new();
-        for i in 0..self.len() {
-            match self.stored(i) {
-                Some(stored) => clauses.push(stored),
-                None => {
-                    self.compute(i, &mut c);
-                    clauses.push(&c);
-                }
-            }
-        }
-        Cnf {
-            vars: self.vars(),
-            clauses,
-        }
     }
 }
 

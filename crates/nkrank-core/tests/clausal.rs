@@ -7,17 +7,17 @@ use nkrank_core::cert::format::ProofStepJson;
 use nkrank_core::check::chirotope_cert::VectorTest;
 use nkrank_core::chirotope::{axiom_counts, chirotopes, nth_subset, subsets};
 use nkrank_core::clausal::{
-    check_refutation, leaf_clauses, Cnf, CoverFormula, Formula, Replay, MAX_NAMED_AXIOMS,
+    check_refutation, leaf_clauses, CoverFormula, Formula, Replay, MAX_NAMED_AXIOMS,
 };
 use nkrank_core::rational::Q;
-use nkrank_oracle::clauses::chirotope_formula;
+use nkrank_oracle::clauses::{chirotope_formula, listed, Cnf};
 use num_traits::{Signed, Zero};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The checker's axiom clauses of rank `rank` on `k` queries, each computed from its number.
 fn axioms_of(rank: usize, k: usize) -> Cnf {
-    CoverFormula::new(rank, k).unwrap().to_cnf()
+    listed(&CoverFormula::new(rank, k).unwrap())
 }
 
 /// Whether the signs (`+1`/`-1` per variable, index `v - 1`) satisfy the clause.

@@ -1015,7 +1015,7 @@ mod packed_proof {
 mod refutation_steps {
     use nkrank_core::cert::format::{CaseTreeJson, ProofStepJson};
     use nkrank_core::cert::packed_proof::{base85_group, for_each_refutation_step};
-    use nkrank_core::clausal::Cnf;
+    use nkrank_oracle::clauses::Cnf;
 
     /// The base85 text of `bytes` (the spelling of `docs/CERTIFICATES.md` section 16.4).
     fn text_of(bytes: &[u8]) -> String {

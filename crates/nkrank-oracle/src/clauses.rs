@@ -3,7 +3,56 @@
 //! computed from its identifier alone (`nkrank_core::clausal::CoverFormula`), are tested.
 
 use nkrank_core::chirotope::{axioms, binomial, gp_holds, GpRelation};
-use nkrank_core::clausal::{Clauses, Cnf};
+use nkrank_core::clausal::{Clauses, CoverFormula, Formula};
+
+/// A formula in conjunctive normal form over variables `1..=vars`, every clause stored: the
+/// listed form, and the formulas that the solver builds and its tests make up. The checker
+/// never holds one; it reads a cover's formula as [`CoverFormula`], which computes its axiom
+/// clauses when a proof names them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cnf {
+    /// Number of variables.
+    pub vars: usize,
+    /// The clauses; clause `i` has identifier `i + 1`.
+    pub clauses: Clauses,
+}
+
+impl Formula for Cnf {
+    fn vars(&self) -> usize {
+        self.vars
+    }
+    fn len(&self) -> usize {
+        self.clauses.len()
+    }
+    fn stored(&self, i: usize) -> Option<&[i32]> {
+        self.clauses.get(i)
+    }
+    /// Never called: every clause of a stored formula is stored. (An empty `out` is refused
+    /// by the replay as a missing clause, never read as a conflict.)
+    fn compute(&self, _: usize, out: &mut Vec<i32>) {
+        out.clear();
+    }
+}
+
+/// The whole of `formula`, every clause as the checker computes it (for writers and for other
+/// checkers).
+pub fn listed(formula: &CoverFormula) -> Cnf {
+    let mut clauses = Clauses::default();
+    let mut c = Vec::new();
+    for i in 0..formula.len() {
+        match formula.stored(i) {
+            Some(stored) => clauses.push(stored),
+            None => {
+                formula.compute(i, &mut c);
+                clauses.push(&c);
+            }
+        }
+    }
+    Cnf {
+        vars: formula.vars(),
+        clauses,
+    }
+}
 
 /// The clause that is false exactly where position `pos` has sign `sign` for every pair of
 /// `fixed`: the literal of each position with the other sign, sorted by variable.

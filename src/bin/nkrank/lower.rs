@@ -100,8 +100,8 @@ pub(crate) enum Lower {
         #[arg(long, conflicts_with = "drup")]
         write_cnf: Option<PathBuf>,
         /// With --cover, k > 7 and one set: refute the clausal form by another solver's DRUP
-        /// proof of it (text: `python3 scripts/cadical-drup.py FORMULA PROOF`, or
-        /// `cadical --unsat --no-binary FORMULA PROOF`, whose proofs are shorter) instead of
+        /// proof of it (binary or text: `cadical --unsat FORMULA PROOF`, whose proofs are
+        /// shorter, `kissat FORMULA PROOF`, or `python3 scripts/cadical-drup.py FORMULA PROOF`) instead of
         /// the built-in solver; its lemmas get hints by unit propagation, as the checker
         /// replays.
         #[arg(long)]

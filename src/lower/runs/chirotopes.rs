@@ -273,7 +273,7 @@ pub fn chirotopes_run(
                     bar.finish_and_clear();
                     match route {
                         SatRoute::WriteCnf(path, 0) => eprintln!(
-                            "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} (decide it, e.g. `python3 scripts/cadical-drup.py {0} PROOF` or `cadical --unsat --no-binary {0} PROOF`, then run this command with --drup PROOF instead of --write-cnf)",
+                            "set {idx}: {n_splits} circuit splits, {n_closed} closed; the clausal form is in {0} (decide it, e.g. `python3 scripts/cadical-drup.py {0} PROOF` or `cadical --unsat {0} PROOF`, then run this command with --drup PROOF instead of --write-cnf)",
                             path.display()
                         ),
                         SatRoute::WriteCnf(path, depth) => eprintln!(
