@@ -104,7 +104,8 @@ def read_model(path, nv):
                 if lit == 0:
                     continue
                 if abs(lit) > nv or value[abs(lit)] != 0:
-                    sys.exit(f"{path}: literal {lit} names no variable of 1..{nv}, or one set twice")
+                    sys.exit(f"{path}: literal {lit} names no variable of 1..{nv}, "
+                             "or one set twice")
                 value[abs(lit)] = 1 if lit > 0 else -1
     if (value[1:] == 0).any():
         sys.exit(f"{path}: {(value[1:] == 0).sum()} of the {nv} variables are not set")

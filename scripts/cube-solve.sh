@@ -9,8 +9,8 @@
 # The formula is read with the cube's literals appended as unit clauses (CaDiCaL's --force
 # accepts the header's clause count as it stands). The proof goes to STEM.cube-I.drup, first
 # as STEM.cube-I.drup.part and renamed once CaDiCaL reports the cube unsatisfiable, so a cut
-# run leaves no proof behind (binary DRUP, CaDiCaL's default: about 40 % of the text's size); a cube whose proof is already there is skipped, so a rerun of the
-# same command resumes. Exit status 0 (refuted, or done before), 10 (satisfiable: the cover
+# run leaves no proof behind (binary DRUP, CaDiCaL's default: about 40 % of the text's size);
+# a cube whose proof is already there is skipped, so a rerun of the same command resumes. Exit status 0 (refuted, or done before), 10 (satisfiable: the cover
 # does not close), anything else an error (so that a scheduler counts only those as failed).
 # Needs `cadical` (Debian package `cadical`), or CADICAL=path.
 set -euo pipefail

@@ -52,8 +52,9 @@ pub enum SatRoute<'a> {
     /// beside it (`STEM.cubes`, [`super::cubes`]), each to be refuted by its own run.
     WriteCnf(&'a Path, usize),
     /// Another solver's DRUP proof of that formula (binary, as CaDiCaL and Kissat write it by
-    /// default, or text; [`super::drup`]): its lemmas become steps with hints ([`super::sat::hints_from_rup`]), and the
-    /// checker replays them as it replays the project's own. With a second path, the
+    /// default, or text; [`super::drup`]): its lemmas become steps with hints
+    /// ([`super::sat::hints_from_rup`]), and the checker replays them as it replays the
+    /// project's own. With a second path, the
     /// refutation's core ([`core_formula`]) is written there instead of a certificate: the
     /// first of two rounds.
     Drup(&'a Path, Option<&'a Path>),

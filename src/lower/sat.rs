@@ -792,7 +792,12 @@ fn hints_pass(
             (delete, &lemma).hash(h);
         }
         if let Some(&l) = (lemma.iter()).find(|&&l| l == 0 || l.unsigned_abs() as usize > vars) {
-            return Err(format!("proof line {}: literal {l} out of range", i + 1));
+            return Err(format!(
+                "proof line {}: literal {l} out of range (the formula has {vars} variables; a \
+                 solver that adds variables, as Kissat's bounded variable addition does, writes \
+                 steps that unit propagation does not derive: run it with --factor=false)",
+                i + 1
+            ));
         }
         let mut lits = sorted(&lemma);
         if delete {

@@ -101,9 +101,9 @@ pub(crate) enum Lower {
         write_cnf: Option<PathBuf>,
         /// With --cover, k > 7 and one set: refute the clausal form by another solver's DRUP
         /// proof of it (binary or text: `cadical --unsat FORMULA PROOF`, whose proofs are
-        /// shorter, `kissat FORMULA PROOF`, or `python3 scripts/cadical-drup.py FORMULA PROOF`) instead of
-        /// the built-in solver; its lemmas get hints by unit propagation, as the checker
-        /// replays.
+        /// shorter, `kissat --factor=false FORMULA PROOF`, or `python3
+        /// scripts/cadical-drup.py FORMULA PROOF`) instead of the built-in solver; its lemmas
+        /// get hints by unit propagation, as the checker replays.
         #[arg(long)]
         drup: Option<PathBuf>,
         /// With --write-cnf: also split the formula by this many of its variables into
