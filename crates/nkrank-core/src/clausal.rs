@@ -115,7 +115,8 @@ fn excluding(fixed: impl Iterator<Item = (i8, usize)>, c: &mut Vec<i32>) {
 }
 
 /// The clauses a replay reads: the checker's [`CoverFormula`], which computes most of them from
-/// their identifiers, or a formula stored whole (the solver's, in its tests).
+/// their identifiers, or a formula stored whole (`nkrank_oracle::clauses::Cnf`, through which
+/// the solver's tests replay its refutations of formulas of their own).
 pub trait Formula {
     /// Number of variables.
     fn vars(&self) -> usize;
