@@ -1166,4 +1166,27 @@ mod report {
         assert_eq!(map_largest_first(&files, |p| name(p)), names);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn a_part_file_named_alone_names_its_certificate() {
+        use nkrank_core::check::{report::check_file, CheckOptions};
+        let dir = std::env::temp_dir().join(format!("nkrank-part-alone-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (name, says) in [
+            (
+                "m09-lower-r6-case-tree.proof-part1.gz",
+                "check m09-lower-r6-case-tree.json.gz",
+            ),
+            ("x.proof-part12.gz", "check x.json.gz (or x.json)"),
+            // Not a part's name: read as any other file.
+            ("x.proof-part.gz", "must be a JSON object"),
+            ("x.proof-part1a.gz", "must be a JSON object"),
+        ] {
+            std::fs::write(dir.join(name), b"[]").unwrap();
+            let r = check_file(&dir.join(name), CheckOptions::default());
+            let err = r.outcome.unwrap_err();
+            assert!(err.contains(says), "{name}: {err}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -102,6 +102,12 @@ pub fn read_certificate(path: &Path) -> Result<CertificateFile, String> {
 /// [`read_certificate`] with the cap `cap` (for the file and for each part) instead of the
 /// format's, and messages that do not repeat the path (the caller shows it).
 pub fn read_certificate_within(path: &Path, cap: u64) -> Result<CertificateFile, String> {
+    if let Some(stem) = proof_part_stem(path) {
+        return Err(format!(
+            "a part file of a refutation stored in several files, not a certificate: check \
+             {stem}.json.gz (or {stem}.json) beside it, which reads its parts"
+        ));
+    }
     read_stored(path, cap).and_then(|raw| certificate_within(&raw, path, cap))
 }
 
@@ -145,6 +151,13 @@ pub fn proof_part_path(path: &Path, i: usize) -> std::path::PathBuf {
     let stem = name.strip_suffix(".gz").unwrap_or(name);
     let stem = stem.strip_suffix(".json").unwrap_or(stem);
     path.with_file_name(format!("{stem}.proof-part{i}.gz"))
+}
+
+/// `NAME` if `path` is named as a part file (`NAME.proof-part<i>.gz`, [`proof_part_path`]).
+fn proof_part_stem(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.to_str()?.strip_suffix(".gz")?;
+    let (stem, i) = name.rsplit_once(".proof-part")?;
+    (!i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())).then_some(stem)
 }
 
 /// Reads the part files that a certificate's `proof_packed_parts` names (a long packed
