@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Refutes one cube of a cover's clausal form with CaDiCaL and keeps its DRUP proof, for
-# `nkrank lower chirotopes ... --drup-cubes STEM.cubes` (docs/CASE_TREES.md, section 12,
-# "Cubes"). One run per cube, each with its own memory, so that a scheduler runs them:
+# Refutes one cube of a cover's clausal form with CaDiCaL (or Kissat) and keeps its DRUP
+# proof, for `nkrank lower chirotopes ... --drup-cubes STEM.cubes` (docs/CASE_TREES.md,
+# section 12, "Cubes"). One run per cube, each with its own memory, so that a scheduler runs
+# them:
 #
 #   parallel -j 2 scripts/cube-solve.sh STEM.cnf STEM.cubes ::: $(seq 0 15)
 #   sbatch --array=0-15 --mem=16G --wrap 'scripts/cube-solve.sh STEM.cnf STEM.cubes $SLURM_ARRAY_TASK_ID'
 #
-# The formula is read with the cube's literals appended as unit clauses (CaDiCaL's --force
-# accepts the header's clause count as it stands). The proof goes to STEM.cube-I.drup, first
-# as STEM.cube-I.drup.part and renamed once CaDiCaL reports the cube unsatisfiable, so a cut
-# run leaves no proof behind (binary DRUP, CaDiCaL's default: about 40 % of the text's size);
-# a cube whose proof is already there is skipped, so a rerun of the same command resumes. Exit status 0 (refuted, or done before), 10 (satisfiable: the cover
-# does not close), anything else an error (so that a scheduler counts only those as failed).
-# Needs `cadical` (Debian package `cadical`), or CADICAL=path.
+# The formula is read with the cube's literals appended as unit clauses. The proof goes to
+# STEM.cube-I.drup, first as STEM.cube-I.drup.part and renamed once the solver reports the
+# cube unsatisfiable, so a cut run leaves no proof behind (binary DRUP, both solvers' default:
+# about 40 % of the text's size); a cube whose proof is already there is skipped, so a rerun
+# of the same command resumes. Exit status 0 (refuted, or done before), 10 (satisfiable:
+# the cover does not close), anything else an error (so that a scheduler counts only those
+# as failed).
+# Needs `cadical` (Debian package `cadical`), or CADICAL=path; with SOLVER=kissat, Kissat
+# instead (`kissat` on the PATH, or KISSAT=path; not installed by the repository), run with
+# --factor=false: its bounded variable addition writes proof steps that add variables, which
+# the hint pass does not take.
 set -euo pipefail
 
 if [ $# -ne 3 ]; then
@@ -22,14 +27,22 @@ fi
 cnf=$1
 cubes=$2
 index=$3
-cadical=${CADICAL:-cadical}
+proof="${cubes%.cubes}.cube-$index.drup"
+proof_part="$proof.part"
+solver=${SOLVER:-cadical}
+case $solver in
+    cadical | kissat) ;;
+    *)
+        echo "cube-solve.sh: SOLVER must be cadical or kissat, found '$solver'" >&2
+        exit 2
+        ;;
+esac
 case $index in
     '' | *[!0-9]*)
         echo "cube-solve.sh: the cube index must be a number, found '$index'" >&2
         exit 2
         ;;
 esac
-proof="${cubes%.cubes}.cube-$index.drup"
 if [ -e "$proof" ]; then
     echo "cube $index: refuted before ($proof)"
     exit 0
@@ -43,26 +56,42 @@ fi
 units=$(echo "$cube" | sed -e 's/^a //' -e 's/ 0$//')
 start=$(date +%s)
 status=0
-{
+feed() {
     cat "$cnf"
     for l in $units; do
         echo "$l 0"
     done
-} | "$cadical" --force --unsat -q - "$proof.part" >/dev/null || status=$?
+}
+# CaDiCaL's --force and Kissat's --relaxed accept the header's clause count as it stands.
+if [ "$solver" = cadical ]; then
+    feed | "${CADICAL:-cadical}" --force --unsat -q - "$proof_part" >/dev/null || status=$?
+else
+    # Kissat reads a named file only (not a pipe on its standard input): a FIFO beside the
+    # proof, removed on exit, so that the formula is not written out once more per cube.
+    fifo="$proof.fifo"
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    trap 'rm -f "$fifo"' EXIT
+    feed >"$fifo" &
+    writer=$!
+    "${KISSAT:-kissat}" --relaxed --factor=false -q "$fifo" "$proof_part" >/dev/null || status=$?
+    # A writer still blocked on the FIFO (the solver stopped before reading it) is stopped.
+    kill "$writer" 2>/dev/null || true
+fi
 elapsed=$(($(date +%s) - start))
 case $status in
     20)
-        mv "$proof.part" "$proof"
+        mv "$proof_part" "$proof"
         echo "cube $index ($units): unsatisfiable after $elapsed s, proof in $proof"
         status=0
         ;;
     10)
-        rm -f "$proof.part"
+        rm -f "$proof_part"
         echo "cube $index ($units): SATISFIABLE after $elapsed s: a chirotope escapes the closed splits"
         ;;
     *)
-        rm -f "$proof.part"
-        echo "cube $index ($units): cadical stopped with status $status after $elapsed s" >&2
+        rm -f "$proof_part"
+        echo "cube $index ($units): $solver stopped with status $status after $elapsed s" >&2
         ;;
 esac
 exit "$status"
