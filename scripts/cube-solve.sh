@@ -66,8 +66,8 @@ feed() {
 if [ "$solver" = cadical ]; then
     feed | "${CADICAL:-cadical}" --force --unsat -q - "$proof_part" >/dev/null || status=$?
 else
-    # Kissat reads a named file only (not a pipe on its standard input): a FIFO beside the
-    # proof, removed on exit, so that the formula is not written out once more per cube.
+    # Kissat writes a proof only after a formula named by its path, and refuses /dev/stdin:
+    # a FIFO beside the proof, removed on exit, so that the formula is not copied per cube.
     fifo="$proof.fifo"
     rm -f "$fifo"
     mkfifo "$fifo"
