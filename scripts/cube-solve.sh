@@ -92,6 +92,8 @@ case $status in
     *)
         rm -f "$proof_part"
         echo "cube $index ($units): $solver stopped with status $status after $elapsed s" >&2
+        # Status 0 is a run cut by the solver's own limit (undecided): a failure, not a refutation.
+        [ "$status" -ne 0 ] || status=1
         ;;
 esac
 exit "$status"
