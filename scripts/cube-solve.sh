@@ -64,20 +64,22 @@ feed() {
 }
 # CaDiCaL's --force and Kissat's --relaxed accept the header's clause count as it stands.
 if [ "$solver" = cadical ]; then
-    feed | "${CADICAL:-cadical}" --force --unsat -q - "$proof_part" >/dev/null || status=$?
+    solve=("${CADICAL:-cadical}" --force --unsat -q)
 else
-    # Kissat writes a proof only after a formula named by its path, and refuses /dev/stdin:
-    # a FIFO beside the proof, removed on exit, so that the formula is not copied per cube.
-    fifo="$proof.fifo"
-    rm -f "$fifo"
-    mkfifo "$fifo"
-    trap 'rm -f "$fifo"' EXIT
-    feed >"$fifo" &
-    writer=$!
-    "${KISSAT:-kissat}" --relaxed --factor=false -q "$fifo" "$proof_part" >/dev/null || status=$?
-    # A writer still blocked on the FIFO (the solver stopped before reading it) is stopped.
-    kill "$writer" 2>/dev/null || true
+    solve=("${KISSAT:-kissat}" --relaxed --factor=false -q)
 fi
+# The formula reaches the solver through a FIFO beside the proof, removed on exit, so that it
+# is not copied per cube (Kissat writes a proof only after a formula named by its path, and
+# refuses /dev/stdin).
+fifo="$proof.fifo"
+rm -f "$fifo"
+mkfifo "$fifo"
+trap 'rm -f "$fifo"' EXIT
+feed >"$fifo" &
+writer=$!
+"${solve[@]}" "$fifo" "$proof_part" >/dev/null || status=$?
+# A writer still blocked on the FIFO (the solver stopped before reading it) is stopped.
+kill "$writer" 2>/dev/null || true
 elapsed=$(($(date +%s) - start))
 case $status in
     20)
