@@ -150,13 +150,16 @@ pub fn proof_part_path(path: &Path, i: usize) -> std::path::PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let stem = name.strip_suffix(".gz").unwrap_or(name);
     let stem = stem.strip_suffix(".json").unwrap_or(stem);
-    path.with_file_name(format!("{stem}.proof-part{i}.gz"))
+    path.with_file_name(format!("{stem}{PART_INFIX}{i}.gz"))
 }
+
+/// What stands between a part file's certificate name and its number.
+const PART_INFIX: &str = ".proof-part";
 
 /// `NAME` if `path` is named as a part file (`NAME.proof-part<i>.gz`, [`proof_part_path`]).
 fn proof_part_stem(path: &Path) -> Option<&str> {
     let name = path.file_name()?.to_str()?.strip_suffix(".gz")?;
-    let (stem, i) = name.rsplit_once(".proof-part")?;
+    let (stem, i) = name.rsplit_once(PART_INFIX)?;
     (!i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())).then_some(stem)
 }
 
