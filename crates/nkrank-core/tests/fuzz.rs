@@ -11,8 +11,11 @@
 //! bound, by `r* <= 2^m` (`docs/PROOFS.md`, Lemma 0) and consistency with every committed upper
 //! bound. It prints its own statistics.
 //!
-//! Default: 2000 cases, seed 1. Longer runs: `NKRANK_FUZZ_CASES=100000 NKRANK_FUZZ_SEED=7
-//! cargo test --release -p nkrank-core --test fuzz -- --nocapture`. One case of a run again,
+//! Default: 2000 cases, seed 1, over the committed files of at most 60,000 bytes. Longer runs:
+//! `NKRANK_FUZZ_CASES=100000 NKRANK_FUZZ_SEED=7 cargo test --release -p nkrank-core --test fuzz
+//! -- --nocapture`; `NKRANK_FUZZ_MAX_BYTES=N` admits files of up to `N` bytes (the chirotope
+//! covers with refutations are larger than the default), `NKRANK_FUZZ_FILES=TEXT` only the
+//! files whose name contains `TEXT`. One case of a run again,
 //! its mutant written to a file: `NKRANK_FUZZ_SEED=7 NKRANK_FUZZ_ONLY=N NKRANK_FUZZ_SAVE=FILE
 //! cargo test --release -p nkrank-core --test fuzz mutants -- --nocapture` (the statistics
 //! line then counts that case alone).
@@ -36,8 +39,9 @@ use std::time::{Duration, Instant};
 
 /// An answer slower than this is a hang (measured times live in `docs/BENCHMARKS.md`).
 const HANG: Duration = Duration::from_secs(60);
-/// Files larger than this (after decompression) are left out of the corpus, to keep a run short.
-const MAX_CORPUS_BYTES: usize = 60_000;
+/// Files larger than this (after decompression) are left out of the corpus, to keep a run short;
+/// `NKRANK_FUZZ_MAX_BYTES` sets another size for a longer run.
+const MAX_CORPUS_BYTES: u64 = 60_000;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -57,14 +61,16 @@ fn corpus() -> (Vec<Seed>, Vec<Proven>) {
     let files = nkrank_core::check::report::collect_files(&[root]).unwrap();
     let mut seeds = Vec::new();
     let mut proven = Vec::new();
+    let max_bytes = env_u64("NKRANK_FUZZ_MAX_BYTES", MAX_CORPUS_BYTES);
+    let only_names = std::env::var("NKRANK_FUZZ_FILES").unwrap_or_default();
     for f in files {
         let bytes = read_bytes(&f).unwrap();
         // By its path, so that the part files of a long refutation are read too.
         let cert = nkrank_core::cert::io::certificate_from_bytes(&bytes, &f).unwrap();
         proven.push(check(&cert, CheckOptions::default()).unwrap());
-        if bytes.len() <= MAX_CORPUS_BYTES {
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        if bytes.len() as u64 <= max_bytes && name.contains(&only_names) {
             let doc = serde_json::from_slice(&bytes).unwrap();
-            let name = f.file_name().unwrap().to_string_lossy().into_owned();
             seeds.push(Seed { name, bytes, doc });
         }
     }
@@ -315,7 +321,13 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
         .map(|v| v.parse::<u64>().expect("NKRANK_FUZZ_ONLY: a case number"));
     let cases = env_u64("NKRANK_FUZZ_CASES", 2000).max(only.map_or(0, |n| n + 1));
     let (seeds, committed) = corpus();
-    assert!(seeds.len() >= 10, "corpus too small: {}", seeds.len());
+    // A run restricted to some files may have one; the default corpus has many more.
+    let least = if std::env::var_os("NKRANK_FUZZ_FILES").is_some() {
+        1
+    } else {
+        10
+    };
+    assert!(seeds.len() >= least, "corpus too small: {}", seeds.len());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut accepted, mut unparsed, mut rejected, mut changed_accepted) = (0u64, 0u64, 0u64, 0u64);
     let mut gzipped = 0u64;
