@@ -56,20 +56,28 @@ struct Seed {
     doc: Value,
 }
 
-fn corpus() -> (Vec<Seed>, Vec<Proven>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates");
-    let files = nkrank_core::check::report::collect_files(&[root]).unwrap();
+/// The corpus: the committed certificates and the valid examples of the format
+/// (`docs/examples/valid`, among them a refutation in the packed spelling, which no committed
+/// file of this size has) of at most `max_bytes` bytes whose name contains `names`; and what
+/// every committed certificate proves.
+fn corpus(max_bytes: u64, names: &str) -> (Vec<Seed>, Vec<Proven>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let collect = |dir: &str| nkrank_core::check::report::collect_files(&[root.join(dir)]).unwrap();
+    let committed = collect("certificates");
+    let examples = collect("docs/examples/valid");
     let mut seeds = Vec::new();
     let mut proven = Vec::new();
-    let max_bytes = env_u64("NKRANK_FUZZ_MAX_BYTES", MAX_CORPUS_BYTES);
-    let only_names = std::env::var("NKRANK_FUZZ_FILES").unwrap_or_default();
-    for f in files {
-        let bytes = read_bytes(&f).unwrap();
+    let files = (committed.iter().map(|f| (f, true))).chain(examples.iter().map(|f| (f, false)));
+    for (f, is_committed) in files {
+        let bytes = read_bytes(f).unwrap();
         // By its path, so that the part files of a long refutation are read too.
-        let cert = nkrank_core::cert::io::certificate_from_bytes(&bytes, &f).unwrap();
-        proven.push(check(&cert, CheckOptions::default()).unwrap());
+        let cert = nkrank_core::cert::io::certificate_from_bytes(&bytes, f).unwrap();
+        let p = check(&cert, CheckOptions::default()).unwrap();
+        if is_committed {
+            proven.push(p);
+        }
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        if bytes.len() as u64 <= max_bytes && name.contains(&only_names) {
+        if bytes.len() as u64 <= max_bytes && name.contains(names) {
             let doc = serde_json::from_slice(&bytes).unwrap();
             seeds.push(Seed { name, bytes, doc });
         }
@@ -312,21 +320,36 @@ fn still_true(cert: &CertificateFile, proven: &Proven, committed: &[Proven]) -> 
 
 #[test]
 fn mutants_never_panic_hang_or_prove_falsehoods() {
-    let seed = env_u64("NKRANK_FUZZ_SEED", 1);
     // NKRANK_FUZZ_ONLY=N makes the cases of the run as usual but checks case N alone (no check
     // draws from the generator), and NKRANK_FUZZ_SAVE=FILE writes its mutant as the checker read
     // it: a slow or failing case of a long run is reproduced in seconds.
     let only = std::env::var("NKRANK_FUZZ_ONLY")
         .ok()
         .map(|v| v.parse::<u64>().expect("NKRANK_FUZZ_ONLY: a case number"));
-    let cases = env_u64("NKRANK_FUZZ_CASES", 2000).max(only.map_or(0, |n| n + 1));
-    let (seeds, committed) = corpus();
-    // A run restricted to some files may have one; the default corpus has many more.
-    let least = if std::env::var_os("NKRANK_FUZZ_FILES").is_some() {
-        1
-    } else {
-        10
-    };
+    let names = std::env::var("NKRANK_FUZZ_FILES").unwrap_or_default();
+    fuzz(
+        env_u64("NKRANK_FUZZ_SEED", 1),
+        env_u64("NKRANK_FUZZ_CASES", 2000).max(only.map_or(0, |n| n + 1)),
+        only,
+        corpus(env_u64("NKRANK_FUZZ_MAX_BYTES", MAX_CORPUS_BYTES), &names),
+        // A run restricted to some files may have one; the default corpus has many more.
+        if names.is_empty() { 10 } else { 1 },
+    );
+}
+
+/// The refutations of chirotope covers, whose files are larger than the default corpus admits:
+/// the two valid examples (the prism's cover, its proof as JSON steps and packed), so that
+/// every test run mutates the replay and the packed decoder too.
+#[test]
+fn refutation_mutants_never_panic_hang_or_prove_falsehoods() {
+    fuzz(1, 300, None, corpus(400_000, "case-tree-clausal"), 2);
+}
+
+/// Mutates the seeds `cases` times (`only`: checks that case alone) and asserts that every
+/// mutant is read and checked without a panic, within the hang guard, rejected with a one-line
+/// reason or accepted as a true statement; prints the run's statistics.
+fn fuzz(seed: u64, cases: u64, only: Option<u64>, corpus: (Vec<Seed>, Vec<Proven>), least: usize) {
+    let (seeds, committed) = corpus;
     assert!(seeds.len() >= least, "corpus too small: {}", seeds.len());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut accepted, mut unparsed, mut rejected, mut changed_accepted) = (0u64, 0u64, 0u64, 0u64);
