@@ -327,13 +327,17 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
         .ok()
         .map(|v| v.parse::<u64>().expect("NKRANK_FUZZ_ONLY: a case number"));
     let names = std::env::var("NKRANK_FUZZ_FILES").unwrap_or_default();
-    fuzz(
-        env_u64("NKRANK_FUZZ_SEED", 1),
-        env_u64("NKRANK_FUZZ_CASES", 2000).max(only.map_or(0, |n| n + 1)),
+    let run = Run {
+        seed: env_u64("NKRANK_FUZZ_SEED", 1),
+        cases: env_u64("NKRANK_FUZZ_CASES", 2000).max(only.map_or(0, |n| n + 1)),
         only,
-        corpus(env_u64("NKRANK_FUZZ_MAX_BYTES", MAX_CORPUS_BYTES), &names),
+        save: std::env::var("NKRANK_FUZZ_SAVE").ok(),
         // A run restricted to some files may have one; the default corpus has many more.
-        if names.is_empty() { 10 } else { 1 },
+        least: if names.is_empty() { 10 } else { 1 },
+    };
+    fuzz(
+        &run,
+        corpus(env_u64("NKRANK_FUZZ_MAX_BYTES", MAX_CORPUS_BYTES), &names),
     );
 }
 
@@ -342,14 +346,39 @@ fn mutants_never_panic_hang_or_prove_falsehoods() {
 /// every test run mutates the replay and the packed decoder too.
 #[test]
 fn refutation_mutants_never_panic_hang_or_prove_falsehoods() {
-    fuzz(1, 300, None, corpus(400_000, "case-tree-clausal"), 2);
+    let run = Run {
+        seed: 1,
+        cases: 300,
+        only: None,
+        save: None,
+        least: 2,
+    };
+    fuzz(&run, corpus(400_000, "case-tree-clausal"));
 }
 
-/// Mutates the seeds `cases` times (`only`: checks that case alone) and asserts that every
-/// mutant is read and checked without a panic, within the hang guard, rejected with a one-line
-/// reason or accepted as a true statement; prints the run's statistics.
-fn fuzz(seed: u64, cases: u64, only: Option<u64>, corpus: (Vec<Seed>, Vec<Proven>), least: usize) {
-    let (seeds, committed) = corpus;
+/// One run of the fuzzer.
+struct Run {
+    seed: u64,
+    cases: u64,
+    /// Check this case alone (the others are made, not checked).
+    only: Option<u64>,
+    /// Write each checked mutant, as the checker read it, to this file.
+    save: Option<String>,
+    /// The fewest seeds the corpus may have.
+    least: usize,
+}
+
+/// Mutates the seeds `run.cases` times and asserts that every mutant is read and checked
+/// without a panic, within the hang guard, rejected with a one-line reason or accepted as a
+/// true statement; prints the run's statistics.
+fn fuzz(run: &Run, (seeds, committed): (Vec<Seed>, Vec<Proven>)) {
+    let Run {
+        seed,
+        cases,
+        only,
+        ref save,
+        least,
+    } = *run;
     assert!(seeds.len() >= least, "corpus too small: {}", seeds.len());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (mut accepted, mut unparsed, mut rejected, mut changed_accepted) = (0u64, 0u64, 0u64, 0u64);
@@ -377,8 +406,8 @@ fn fuzz(seed: u64, cases: u64, only: Option<u64>, corpus: (Vec<Seed>, Vec<Proven
             continue;
         }
         gzipped += u64::from(stored.is_some());
-        if let Ok(path) = std::env::var("NKRANK_FUZZ_SAVE") {
-            std::fs::write(&path, stored.as_ref().unwrap_or(&bytes)).unwrap();
+        if let Some(path) = save {
+            std::fs::write(path, stored.as_ref().unwrap_or(&bytes)).unwrap();
         }
         let label = format!("case {case} (seed {seed}, from {})", s.name);
         let start = Instant::now();
