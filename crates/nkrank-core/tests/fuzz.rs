@@ -1,9 +1,9 @@
 //! A seeded mutation fuzzer over the committed certificates, on the stable toolchain.
 //!
-//! Each case mutates one committed file (bytes, numbers, arrays, fields; the header fields and
-//! the claim more often than their share of the nodes; numbers also to the boundaries of
-//! fixed-width integers; deep nesting; some cases through a gzip stream, itself mutated) and runs
-//! the reader and the checker on it in process. It asserts: no panic; an answer (accepted or
+//! Each case mutates one committed file or valid example (bytes, numbers, arrays, fields; the
+//! header fields and the claim more often than their share of the nodes; numbers also to the
+//! boundaries of fixed-width integers; deep nesting; some cases through a gzip stream, itself
+//! mutated) and runs the reader and the checker on it in process. It asserts: no panic; an answer (accepted or
 //! rejected) within a hang guard; a rejection's reason is one line; and every accepted mutant is
 //! still a true statement, re-checked independently: by enumeration of every multiset (models
 //! with `m <= 4`), by the big-rational reference verdict (larger models), on concrete tokens
@@ -11,14 +11,15 @@
 //! bound, by `r* <= 2^m` (`docs/PROOFS.md`, Lemma 0) and consistency with every committed upper
 //! bound. It prints its own statistics.
 //!
-//! Default: 2000 cases, seed 1, over the committed files of at most 60,000 bytes. Longer runs:
+//! Default: 2000 cases, seed 1, over the committed files and the valid examples of the format
+//! of at most 60,000 bytes; a second test mutates the two examples of refutations. Longer runs:
 //! `NKRANK_FUZZ_CASES=100000 NKRANK_FUZZ_SEED=7 cargo test --release -p nkrank-core --test fuzz
 //! -- --nocapture`; `NKRANK_FUZZ_MAX_BYTES=N` admits files of up to `N` bytes (the chirotope
 //! covers with refutations are larger than the default), `NKRANK_FUZZ_FILES=TEXT` only the
-//! files whose name contains `TEXT`. One case of a run again,
-//! its mutant written to a file: `NKRANK_FUZZ_SEED=7 NKRANK_FUZZ_ONLY=N NKRANK_FUZZ_SAVE=FILE
-//! cargo test --release -p nkrank-core --test fuzz mutants -- --nocapture` (the statistics
-//! line then counts that case alone).
+//! files whose name contains `TEXT`. One case of a run again, its mutant written to a file:
+//! `NKRANK_FUZZ_SEED=7 NKRANK_FUZZ_ONLY=N NKRANK_FUZZ_SAVE=FILE cargo test --release -p
+//! nkrank-core --test fuzz -- --exact mutants_never_panic_hang_or_prove_falsehoods --nocapture`
+//! (the statistics line then counts that case alone).
 
 mod common;
 
