@@ -13,7 +13,8 @@ use nkrank::lower::case_tree::{
     pair_graph_candidates, pairs_rule_certificate, pairs_tree, solve_split, LeafOutcome, System,
 };
 use nkrank::lower::chirotope::{
-    chirotope_search, chirotope_tree, solve_support_split, split_key, vectors,
+    chirotope_search, chirotope_tree, solve_support_split, splits_of_sizes, support_split_key,
+    vectors,
 };
 use nkrank::relation::{splits, RowSet};
 
@@ -444,33 +445,24 @@ fn prism_circuit_splits_close_exactly_when_their_sides_touch_disjoint_coordinate
         .chain(["001001", "010010", "100100"])
         .map(|t| u64::from_str_radix(t, 2).unwrap())
         .collect();
-    let k = rows.len();
     let (mut closed, mut splits_seen) = (0, 0);
     let mut classes = std::collections::HashMap::new();
-    for s in (0u32..1 << k).filter(|s| s.count_ones() == 4) {
-        let low = s.trailing_zeros();
-        for p in (0u32..1 << k).filter(|&p| p & !s == 0 && (p >> low) & 1 == 1 && p != s) {
-            let touched = |side: u32| {
-                (0..k)
-                    .filter(|&i| (side >> i) & 1 == 1)
-                    .fold(0u64, |a, i| a | rows[i])
-            };
-            let disjoint = touched(p) & touched(s & !p) == 0;
-            // One LP per class of splits under coordinate permutations and reorderings of the
-            // queries (the solver's split cache); every split of the class must agree with it.
-            let sub: Vec<usize> = (0..k).filter(|&i| (s >> i) & 1 == 1).collect();
-            let sub_rows: Vec<u64> = sub.iter().map(|&i| rows[i]).collect();
-            let sub_p = (sub.iter().enumerate())
-                .filter(|&(_, &i)| (p >> i) & 1 == 1)
-                .fold(0u32, |a, (j, _)| a | 1 << j);
-            let key = split_key(6, &sub_rows, sub_p).unwrap();
-            let verdict = *classes
-                .entry(key)
-                .or_insert_with(|| solve_support_split(6, &rows, s, p).unwrap().is_ok());
-            assert_eq!(verdict, disjoint, "split {p:#b} of {s:#b}");
-            closed += usize::from(disjoint);
-            splits_seen += 1;
-        }
+    for (s, p) in splits_of_sizes(rows.len(), 4..=4) {
+        let touched = |side: u32| {
+            (0..rows.len())
+                .filter(|&i| (side >> i) & 1 == 1)
+                .fold(0u64, |a, i| a | rows[i])
+        };
+        let disjoint = touched(p) & touched(s & !p) == 0;
+        // One LP per class of splits under coordinate permutations and reorderings of the
+        // queries (the solver's split cache); every split of the class must agree with it.
+        let key = support_split_key(6, &rows, s, p).unwrap();
+        let verdict = *classes
+            .entry(key)
+            .or_insert_with(|| solve_support_split(6, &rows, s, p).unwrap().is_ok());
+        assert_eq!(verdict, disjoint, "split {p:#b} of {s:#b}");
+        closed += usize::from(disjoint);
+        splits_seen += 1;
     }
     assert_eq!((closed, splits_seen, classes.len()), (51, 882, 32));
 }

@@ -565,7 +565,7 @@ pub(crate) fn solve_splits_counted(
 
 /// The key of split `(s, p)` of `rows` ([`split_key`] of the queries of support `s`, `p`'s
 /// positions renumbered among them).
-fn support_split_key(m: u32, rows: &[u64], s: u32, p: u32) -> Result<SplitKey, String> {
+pub fn support_split_key(m: u32, rows: &[u64], s: u32, p: u32) -> Result<SplitKey, String> {
     let idx: Vec<usize> = (0..rows.len()).filter(|&i| (s >> i) & 1 == 1).collect();
     let sub: Vec<u64> = idx.iter().map(|&i| rows[i]).collect();
     let sp = idx
@@ -578,7 +578,7 @@ fn support_split_key(m: u32, rows: &[u64], s: u32, p: u32) -> Result<SplitKey, S
 
 /// Every split `(support, P)` of `k` queries whose support has a size in `sizes`, `P` holding
 /// the support's smallest query and not all of it.
-pub(crate) fn splits_of_sizes(k: usize, sizes: std::ops::RangeInclusive<usize>) -> Vec<(u32, u32)> {
+pub fn splits_of_sizes(k: usize, sizes: std::ops::RangeInclusive<usize>) -> Vec<(u32, u32)> {
     let mut need = Vec::new();
     for s in 0u32..1 << k {
         if sizes.contains(&(s.count_ones() as usize)) {
