@@ -35,7 +35,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::Value;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// An answer slower than this is a hang (measured times live in `docs/BENCHMARKS.md`).
@@ -57,33 +58,54 @@ struct Seed {
     doc: Value,
 }
 
-/// The corpus: the committed certificates and the valid examples of the format
+/// A committed certificate: where it is, its size after decompression, what it proves.
+struct Committed {
+    path: PathBuf,
+    len: u64,
+    proven: Proven,
+}
+
+/// Every committed certificate, checked once per test binary (both fuzz runs need what they
+/// prove; a check of all of them takes seconds).
+fn committed() -> &'static [Committed] {
+    static COMMITTED: OnceLock<Vec<Committed>> = OnceLock::new();
+    COMMITTED.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates");
+        let files = nkrank_core::check::report::collect_files(&[root]).unwrap();
+        (files.into_iter())
+            .map(|path| {
+                let bytes = read_bytes(&path).unwrap();
+                // By its path, so that the part files of a long refutation are read too.
+                let cert = nkrank_core::cert::io::certificate_from_bytes(&bytes, &path).unwrap();
+                let proven = check(&cert, CheckOptions::default()).unwrap();
+                let len = bytes.len() as u64;
+                Committed { path, len, proven }
+            })
+            .collect()
+    })
+}
+
+/// The seeds: the committed certificates and the valid examples of the format
 /// (`docs/examples/valid`, among them a refutation in the packed spelling, which no committed
-/// file of this size has) of at most `max_bytes` bytes whose name contains `names`; and what
-/// every committed certificate proves.
-fn corpus(max_bytes: u64, names: &str) -> (Vec<Seed>, Vec<Proven>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let collect = |dir: &str| nkrank_core::check::report::collect_files(&[root.join(dir)]).unwrap();
-    let committed = collect("certificates");
-    let examples = collect("docs/examples/valid");
+/// file of this size has) of at most `max_bytes` bytes whose name contains `names`.
+fn corpus(max_bytes: u64, names: &str) -> Vec<Seed> {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/valid");
+    let examples = nkrank_core::check::report::collect_files(&[examples]).unwrap();
+    let sized = (committed().iter().map(|c| (c.path.clone(), Some(c.len))))
+        .chain(examples.into_iter().map(|path| (path, None)));
     let mut seeds = Vec::new();
-    let mut proven = Vec::new();
-    let files = (committed.iter().map(|f| (f, true))).chain(examples.iter().map(|f| (f, false)));
-    for (f, is_committed) in files {
-        let bytes = read_bytes(f).unwrap();
-        // By its path, so that the part files of a long refutation are read too.
-        let cert = nkrank_core::cert::io::certificate_from_bytes(&bytes, f).unwrap();
-        let p = check(&cert, CheckOptions::default()).unwrap();
-        if is_committed {
-            proven.push(p);
+    for (path, len) in sized {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.contains(names) || len.is_some_and(|n| n > max_bytes) {
+            continue;
         }
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        if bytes.len() as u64 <= max_bytes && name.contains(names) {
+        let bytes = read_bytes(&path).unwrap();
+        if bytes.len() as u64 <= max_bytes {
             let doc = serde_json::from_slice(&bytes).unwrap();
             seeds.push(Seed { name, bytes, doc });
         }
     }
-    (seeds, proven)
+    seeds
 }
 
 /// Values an attacker likes.
@@ -372,7 +394,8 @@ struct Run {
 /// Mutates the seeds `run.cases` times and asserts that every mutant is read and checked
 /// without a panic, within the hang guard, rejected with a one-line reason or accepted as a
 /// true statement; prints the run's statistics.
-fn fuzz(run: &Run, (seeds, committed): (Vec<Seed>, Vec<Proven>)) {
+fn fuzz(run: &Run, seeds: Vec<Seed>) {
+    let committed: Vec<Proven> = committed().iter().map(|c| c.proven.clone()).collect();
     let Run {
         seed,
         cases,
