@@ -6,6 +6,7 @@
 use nkrank::cert::format::{CertificateFile, KIND_CASE_TREE};
 use nkrank::cert::io::certificate_text;
 use nkrank::check::chirotope_cert::{case_label, is_vector};
+use nkrank::check::pairs_rule_cert::PairQueries;
 use nkrank::check::{check, Bound, CheckOptions};
 use nkrank::chirotope::chirotopes;
 use nkrank::lower::aggregated::solve_case_aggregated;
@@ -272,21 +273,71 @@ fn no_chirotope_tree_closes_where_rank_3_models_exist() {
 
 #[test]
 fn pairs_rule_certificates_are_valid_for_every_m() {
-    for m in 4..=64 {
-        let c = pairs_rule_certificate(m).unwrap();
-        let p = check(&c, CheckOptions::default()).unwrap();
-        assert_eq!((p.bound, p.rank), (Bound::Lower, u64::from(m / 2)));
+    for length in [3, 4] {
+        for m in 4..=64 {
+            for (queries, rank) in [(PairQueries::Disjoint, m / 2), (PairQueries::All, m - 2)] {
+                let c = pairs_rule_certificate(m, queries, length).unwrap();
+                let p = check(&c, CheckOptions::default()).unwrap();
+                assert_eq!(
+                    (p.bound, p.length, p.rank),
+                    (Bound::Lower, length, u64::from(rank))
+                );
+            }
+        }
+        for queries in [PairQueries::Disjoint, PairQueries::All] {
+            assert!(pairs_rule_certificate(3, queries, length).is_err());
+            assert!(pairs_rule_certificate(65, queries, length).is_err());
+        }
     }
-    assert!(pairs_rule_certificate(3).is_err());
-    assert!(pairs_rule_certificate(65).is_err());
+    assert!(pairs_rule_certificate(8, PairQueries::All, 5).is_err());
+}
+
+/// The identity of one length is not an identity of the other: the rows' constraints differ.
+#[test]
+fn a_pairs_rule_identity_is_checked_for_its_own_length() {
+    let three = pairs_rule_certificate(8, PairQueries::All, 3).unwrap();
+    let four = pairs_rule_certificate(8, PairQueries::All, 4).unwrap();
+    assert_rejected(&three, "the length-3 identity read as N = 4", &|c| {
+        c.length = 4
+    });
+    assert_rejected(&four, "the length-4 identity read as N = 3", &|c| {
+        c.length = 3
+    });
+    assert_rejected(&four, "N = 2, where rank 1 suffices", &|c| c.length = 2);
+    assert_rejected(
+        &four,
+        "a multiplier of the length-4 identity changed",
+        &|c| c.pairs_rule.as_mut().unwrap().identity[3].y = "2".into(),
+    );
+    assert_rejected(&four, "a length-4 entry with two other tokens", &|c| {
+        c.pairs_rule.as_mut().unwrap().identity[0].others = vec!["a".into(), "a".into()]
+    });
 }
 
 #[test]
 fn tampered_pairs_rules_are_rejected() {
-    let good = pairs_rule_certificate(40).unwrap();
+    let good = pairs_rule_certificate(40, PairQueries::Disjoint, 3).unwrap();
     let rejects = |what: &str, f: &dyn Fn(&mut CertificateFile)| assert_rejected(&good, what, f);
     let rule = |c: &mut CertificateFile| c.pairs_rule.as_mut().unwrap().clone();
     rejects("rank above m / 2", &|c| c.claim.rank = 21);
+    rejects("an unknown family of queries", &|c| {
+        let mut r = rule(c);
+        r.queries = Some("some-pairs".into());
+        c.pairs_rule = Some(r);
+    });
+    // The all-pairs theorem proves m - 2 and no more; its claim is checked against it.
+    let all = pairs_rule_certificate(40, PairQueries::All, 3).unwrap();
+    assert_eq!(all.claim.rank, 38);
+    assert_rejected(&all, "rank above m - 2", &|c| c.claim.rank = 39);
+    assert_rejected(
+        &all,
+        "the claim of all pairs under the disjoint ones",
+        &|c| c.pairs_rule.as_mut().unwrap().queries = None,
+    );
+    assert_rejected(&all, "m = 3", &|c| {
+        c.m = 3;
+        c.claim.rank = 2;
+    });
     rejects("rank 1", &|c| c.claim.rank = 1);
     rejects("N = 4", &|c| c.length = 4);
     rejects("upper bound", &|c| c.claim.bound = "upper".into());
@@ -490,7 +541,7 @@ fn hostile_sizes_are_rejected_early() {
     let e = check(&c, CheckOptions::default()).unwrap_err();
     assert!(e.contains("4096"), "{e}");
     // A pairs rule with more entries than a generic row has constraints.
-    let mut c = pairs_rule_certificate(20).unwrap();
+    let mut c = pairs_rule_certificate(20, PairQueries::Disjoint, 3).unwrap();
     {
         let r = c.pairs_rule.as_mut().unwrap();
         let e0 = r.identity[0].clone();

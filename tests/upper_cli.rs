@@ -263,15 +263,15 @@ fn without_a_rank_the_training_search_probes_then_steps() {
     let d = dir.to_string_lossy().into_owned();
     let (ok, err) = train_one_restart("6", &d, &[]);
     assert!(ok, "{err}");
-    // The structured model has rank 7 and floor(6 / 2) = 3 is proved, so the first probe is
-    // the middle of 3..6, rounded up.
+    // The structured model has rank 7 and 6 - 2 = 4 is proved (Theorem K), so the first probe
+    // is the middle of 4..6, rounded up.
     assert!(
         err.contains("train: trying rank 5 (probe, 1 restart)"),
         "no probe: {err}"
     );
     assert!(
-        !err.contains("trying rank 2"),
-        "searched below floor(m / 2): {err}"
+        !err.contains("trying rank 3") && !err.contains("trying rank 2"),
+        "searched below m - 2: {err}"
     );
     let best = nkrank::search::upper::existing_best(&dir, 6, 3).expect("a model was written");
     assert!(best <= 5, "best rank {best}");
@@ -311,31 +311,40 @@ fn a_resumed_search_does_not_repeat_failed_probes() {
 }
 
 /// Without `--rank`, a model of `m - 1` in the output folder is lifted and tried first: the
-/// rank-3 model of `m = 5` gives rank 4 at `m = 6` at once, so no probe runs above it.
+/// rank-3 model of `m = 5` with a zero feature appended (rank 4) gives rank 5 at `m = 6` at
+/// once, so no probe runs above it. (The rank-3 model itself would lift to rank 4, which
+/// Theorem K proves least at `m = 6`: the search would end there, with nothing to resume.)
 #[test]
 fn without_a_rank_the_model_of_m_minus_one_is_lifted_first() {
     let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = std::env::temp_dir().join(format!("nkrank-cli-lift-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("len3")).expect("created");
-    std::fs::copy(
-        root.join("certificates/len3/m05-upper-r3-model.json"),
-        dir.join("len3/m05-upper-r3-model.json"),
+    let mut padded =
+        nkrank::cert::io::read_certificate(&root.join("certificates/len3/m05-upper-r3-model.json"))
+            .expect("read");
+    let model = padded.model.as_mut().expect("a model");
+    (model.u.cols, model.v.cols, padded.claim.rank) = (4, 4, 4);
+    std::fs::write(
+        dir.join("len3/m05-upper-r4-model.json"),
+        nkrank::cert::io::certificate_text(&padded),
     )
-    .expect("copied");
+    .expect("written");
     let (ok, err) = train_one_restart("6", &dir.to_string_lossy(), &[]);
     assert!(ok, "{err}");
     assert!(
-        err.contains("train: rank 4 first from the rank-3 model of")
-            && err.contains("(m = 5) lifted to rank 4"),
+        err.contains("train: rank 5 first from the rank-4 model of")
+            && err.contains("(m = 5) lifted to rank 5"),
         "no lift: {err}"
     );
-    assert!(err.contains("train: trying rank 4 (lift)"), "{err}");
+    assert!(err.contains("train: trying rank 5 (lift)"), "{err}");
     assert!(!err.contains("(probe"), "probed above the lift: {err}");
     let best = nkrank::search::upper::existing_best(&dir, 6, 3).expect("a model was written");
-    assert_eq!(best, 4, "{err}");
+    assert!(best <= 5, "{err}");
     // A resumed run does not lift again: its checkpoint says the lift was tried, so its first
     // rank is a probe (printed about a second in; the time limit only has to let it get there).
-    std::fs::remove_file(dir.join("len3/m06-upper-r4-model.json")).expect("removed");
+    for rank in 4..=5 {
+        let _ = std::fs::remove_file(dir.join(format!("len3/m06-upper-r{rank}-model.json")));
+    }
     let d = dir.to_string_lossy().into_owned();
     let args = ["solve", "--m", "6", "--engine", "train", "--restarts", "1"];
     let (ok, err) = nkrank(&[&args[..], &["--time-limit", "6", "--out", &d]].concat());

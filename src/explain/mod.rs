@@ -9,9 +9,9 @@ pub mod doc;
 pub mod features;
 
 use crate::cert::format::{
-    CaseTreeJson, CertificateFile, FoolingJson, ModelJson, MultiplierJson, RatioJson,
-    TokenSpecJson, ValuesJson, KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL, KIND_RANK1,
-    KIND_ROW_RATIO,
+    CaseTreeJson, CertificateFile, FoolingJson, ModelJson, MultiplierJson, PairsRuleJson,
+    RatioJson, TokenSpecJson, ValuesJson, KIND_CASE_TREE, KIND_FOOLING, KIND_MODEL,
+    KIND_PAIRS_RULE, KIND_RANK1, KIND_ROW_RATIO,
 };
 use crate::check::{check, Bound, CheckOptions, Proven};
 use crate::manifest::{read_capped, sha256_hex};
@@ -127,6 +127,11 @@ impl Checked {
             KIND_CASE_TREE => {
                 if let Some(t) = &cert.case_tree {
                     case_tree(&mut d, cert, proven, t, full)
+                }
+            }
+            KIND_PAIRS_RULE => {
+                if let Some(p) = &cert.pairs_rule {
+                    pairs_rule(&mut d, proven, p)
                 }
             }
             _ => {}
@@ -580,6 +585,32 @@ fn largest_product(m: u32, length: u32, f: &FoolingJson) -> Option<Q> {
 /// True for the rank-3 trees whose cases are chirotopes (one leaf each, or a cover).
 fn chirotope_cases(t: &CaseTreeJson) -> bool {
     t.cases == "chirotopes" || t.cases == "chirotope-cover"
+}
+
+/// The pairs rule (kind `pairs-rule`): the row identity, then the argument of the theorem the
+/// file names (Rule P for the disjoint pairs, Theorem K for all of them).
+fn pairs_rule(d: &mut Doc, proven: &Proven, p: &PairsRuleJson) {
+    use crate::check::pairs_rule_cert::PairQueries;
+    d.heading("The row identity");
+    let terms: Vec<String> = p
+        .identity
+        .iter()
+        .map(|e| {
+            let side = if e.side == "low" { "L" } else { "H" };
+            format!("{} \\cdot {side}(q, {})", e.y, e.others.join(", "))
+        })
+        .collect();
+    d.para("For a query $q$ that is a pair, a token $a$ at level 0 and a token $b$ at level 2 of its row, the checker rebuilt these constraints from their levels and verified, treating $x(a), x(b), x(q), w(a), w(b), w(q)$ as six variables,");
+    d.display(&format!("{} = {} (x(a) - x(b)),", terms.join(" + "), p.gap));
+    d.para("so $x(b) < x(a)$ in every strictly feasible row: in every solving model, a key holding both coordinates of a pair gets less weight in that pair's row than a key holding neither (docs/PROOFS.md Lemma D2).");
+    // A file the checker accepted names one of the two families.
+    if PairQueries::parse(p.queries.as_deref()) == Ok(PairQueries::All) {
+        d.heading("The argument for all the pairs (Theorem K)");
+        d.para(&format!("Suppose a model of rank $r = m - 3 = {}$ solves (a smaller rank gets zero columns). Put the feature vector $u_e$ of every pair $e$ on the simplex, $p_e = u_e / \\sum_k u_e[k]$. Take Gale's {} points $v_i$ on the sphere $S^{{{}}}$ (every open hemisphere holds two of them, docs/PROOFS.md Lemma G), weigh pair $\\{{i, j\\}}$ at $y$ by $\\max(0, \\langle y, v_i \\rangle) \\max(0, \\langle y, v_j \\rangle)$ and average the $p_e$ with these weights: a continuous map from $S^{{{}}}$ to a space of dimension {}. By the Borsuk-Ulam theorem it takes one value at some $y$ and $-y$, so the pairs inside $B = \\{{i : \\langle y, v_i \\rangle > 0\\}}$ and those inside the disjoint $A = \\{{i : \\langle y, v_i \\rangle < 0\\}}$ have equal positive combinations of their $u_e$. Multiplied by the key features of $A$ minus those of $B$, the first is positive and the second negative by the identity: a contradiction. Hence $r^*({}, 3) \\ge {}$.", proven.m - 3, proven.m, proven.m - 4, proven.m - 4, proven.m - 4, proven.m, proven.rank));
+    } else {
+        d.heading("The argument for disjoint pairs (Rule P)");
+        d.para(&format!("Take the {} disjoint pairs $q_i = \\{{2i, 2i + 1\\}}$. In a model of rank {} their rows satisfy a relation $\\sum_P x_i = \\sum_N x_i$ for some split $\\{{P, N\\}}$ (docs/PROOFS.md Lemma S). With $b$ the union of the pairs in $P$ and $a$ that of those in $N$, the identity gives $x_i(b) < x_i(a)$ for $i \\in P$ and the reverse for $i \\in N$, and summing against the relation gives $0 < 0$. Hence $r^*({}, 3) \\ge {}$.", proven.rank, proven.rank - 1, proven.m, proven.rank));
+    }
 }
 
 /// True when the queries are `k` disjoint pairs of adjacent bits `{2i, 2i + 1}`.

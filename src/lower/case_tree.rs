@@ -753,39 +753,82 @@ fn set_candidates(m: u32, pool: &[u64], k: usize) -> Vec<Vec<u64>> {
     }
 }
 
-/// The parametric certificate of the disjoint-pairs rule (kind `pairs-rule`): `r*(m, 3) >=
-/// floor(m / 2)` for `4 <= m <= 64`. Its payload is the row identity
-/// `L(q, a, a) + L(q, b, b) + 2 H(q, a, b) = 4 x(a) - 4 x(b)` of a generic row, the same for
-/// every `m` (`docs/CASE_TREES.md` section 9).
-pub fn pairs_rule_certificate(m: u32) -> Result<crate::cert::CertificateFile, String> {
+/// The parametric certificate of the pairs rule (kind `pairs-rule`), `4 <= m <= 64`, `N = 3` or
+/// `4`: with the disjoint pairs `r*(m, N) >= floor(m / 2)` (Rule P), with all the pairs
+/// `r*(m, N) >= m - 2` (Theorem K, `docs/PROOFS.md` section 12.8a). Its payload is the row
+/// identity of a generic row, for `N = 3` `L(q, a, a) + L(q, b, b) + 2 H(q, a, b) = 4 x(a) -
+/// 4 x(b)`, the same for every `m` and both families (`docs/CASE_TREES.md` section 9).
+pub fn pairs_rule_certificate(
+    m: u32,
+    queries: crate::check::pairs_rule_cert::PairQueries,
+    length: u32,
+) -> Result<crate::cert::CertificateFile, String> {
     use crate::cert::format::{PairsRuleJson, PairsRuleMultiplierJson, KIND_PAIRS_RULE};
+    use crate::check::pairs_rule_cert::PairQueries;
     if !(4..=64).contains(&m) {
         return Err(format!("the pairs rule needs 4 <= m <= 64, found m = {m}"));
     }
-    let entry = |side: &str, a: &str, b: &str, y: &str| PairsRuleMultiplierJson {
+    let entry = |side: &str, others: &str, y: &str| PairsRuleMultiplierJson {
         side: side.into(),
-        others: vec![a.into(), b.into()],
+        others: others.chars().map(String::from).collect(),
         y: y.into(),
     };
-    let rule = PairsRuleJson {
-        identity: vec![
-            entry("low", "a", "a", "1"),
-            entry("low", "b", "b", "1"),
-            entry("high", "a", "b", "2"),
-        ],
-        gap: "4".into(),
+    // The identity of the generic row for each length (docs/PROOFS.md Lemma D2).
+    let (identity, gap) = match length {
+        3 => (
+            vec![
+                entry("low", "aa", "1"),
+                entry("low", "bb", "1"),
+                entry("high", "ab", "2"),
+            ],
+            "4",
+        ),
+        4 => (
+            vec![
+                entry("low", "aaa", "1"),
+                entry("low", "bbb", "1"),
+                entry("high", "aab", "1"),
+                entry("high", "abb", "1"),
+            ],
+            "6",
+        ),
+        _ => {
+            return Err(format!(
+                "the pairs rule is written for N = 3 and 4, found N = {length}"
+            ))
+        }
     };
-    let rank = u64::from(m / 2);
+    let rule = PairsRuleJson {
+        queries: queries.field(),
+        identity,
+        gap: gap.into(),
+    };
+    let rank = queries.max_rank(m);
+    let (method, flag) = match queries {
+        PairQueries::Disjoint => (
+            format!("pairs-rule: rank {} refuted by {rank} disjoint pairs, one row identity for every m (src/lower/case_tree.rs)", rank - 1),
+            "disjoint-pairs",
+        ),
+        PairQueries::All => (
+            format!("pairs-rule: rank {} refuted by all the pairs of {m} coordinates, one row identity for every m and the Borsuk-Ulam theorem (Theorem K; src/lower/case_tree.rs)", rank - 1),
+            "all-pairs",
+        ),
+    };
+    // `--length 3` is the default, and the files of N = 3 name no length.
+    let length_flag = match length {
+        3 => String::new(),
+        n => format!(" --length {n}"),
+    };
     let prov = crate::search::certify::provenance(
-        &format!("pairs-rule: rank {} refuted by {rank} disjoint pairs, one row identity for every m (src/lower/case_tree.rs)", rank - 1),
-        &format!("nkrank lower pairs-rule --m {m}"),
+        &method,
+        &format!("nkrank lower pairs-rule --m {m} --queries {flag}{length_flag}"),
     );
     Ok(crate::cert::CertificateFile {
         format: crate::cert::FORMAT_NAME.into(),
         version: crate::cert::FORMAT_VERSION,
         kind: KIND_PAIRS_RULE.into(),
         m,
-        length: 3,
+        length,
         claim: crate::cert::Claim {
             bound: "lower".into(),
             rank,

@@ -301,12 +301,18 @@ fn still_true(cert: &CertificateFile, proven: &Proven, committed: &[Proven]) -> 
         ));
     }
     match cert.kind.as_str() {
-        // Rule P: `R` disjoint pairs of coordinates, `2 <= R`, `2R <= m`, `N = 3`; restated in
+        // Rule P: `R` disjoint pairs of coordinates, `2 <= R`, `2R <= m`; Theorem K with
+        // `"queries": "all-pairs"`: `2 <= R <= m - 2`; both for `N = 3` and `4`; restated in
         // wide integers.
         KIND_PAIRS_RULE
-            if cert.length != 3
-                || cert.claim.rank < 2
-                || 2 * u128::from(cert.claim.rank) > u128::from(cert.m) =>
+            if !(3..=4).contains(&cert.length) || cert.claim.rank < 2 || {
+                let (r, m) = (u128::from(cert.claim.rank), u128::from(cert.m));
+                match cert.pairs_rule.as_ref().and_then(|p| p.queries.as_deref()) {
+                    None | Some("disjoint-pairs") => 2 * r > m,
+                    Some("all-pairs") => r + 2 > m,
+                    Some(_) => true,
+                }
+            } =>
         {
             Err(format!(
                 "accepted the pairs rule for R = {}, m = {}, N = {}",

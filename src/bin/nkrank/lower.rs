@@ -3,6 +3,7 @@
 
 use crate::{ensure_writable, parse_m_range, parse_m_range_17, parse_m_range_64};
 use clap::Subcommand;
+use nkrank::check::pairs_rule_cert::PairQueries;
 use nkrank::lower::clausal_cover::SatRoute;
 use std::path::PathBuf;
 
@@ -174,12 +175,20 @@ pub(crate) enum Lower {
         #[arg(long, default_value = "chirotope-state")]
         state: PathBuf,
     },
-    /// The parametric disjoint-pairs certificate r*(m, 3) >= floor(m / 2) for each m of a range
-    /// (4..=64), one row identity checked symbolically.
+    /// The parametric pairs certificate for each m of a range (4..=64), one row identity checked
+    /// symbolically: r*(m, 3) >= m - 2 with all the pairs (Theorem K), floor(m / 2) with the
+    /// disjoint ones (Rule P).
     PairsRule {
         /// Bits per token: one value or an inclusive range `A-B`, at most 64.
         #[arg(long, value_parser = parse_m_range_64)]
         m: (u32, u32),
+        /// Which pairs: `all-pairs` (r* >= m - 2) or `disjoint-pairs` (r* >= floor(m / 2), no
+        /// topology in its proof).
+        #[arg(long, default_value = "all-pairs", value_parser = parse_pair_queries)]
+        queries: PairQueries,
+        /// Sequence length N: 3 or 4.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(3..=4))]
+        length: u32,
         /// Output folder.
         #[arg(long, default_value = "certificates")]
         out: PathBuf,
@@ -347,9 +356,14 @@ pub(crate) fn lower(what: Lower) -> Result<(), String> {
             eprintln!("wrote {} and {}", cnf.display(), lrat.display());
             Ok(())
         }
-        Lower::PairsRule { m, out } => {
+        Lower::PairsRule {
+            m,
+            queries,
+            length,
+            out,
+        } => {
             ensure_writable(&out)?;
-            nkrank::lower::runs::pairs_rule_range(m, &out)
+            nkrank::lower::runs::pairs_rule_range(m, queries, length, &out)
         }
         Lower::Theory { m, out, dry_run } => {
             if !dry_run {
@@ -358,4 +372,9 @@ pub(crate) fn lower(what: Lower) -> Result<(), String> {
             nkrank::lower::runs::theory_range(m, &out, !dry_run)
         }
     }
+}
+
+/// Reads `--queries` of `nkrank lower pairs-rule` (the certificate field's own spelling).
+fn parse_pair_queries(s: &str) -> Result<PairQueries, String> {
+    PairQueries::parse(Some(s))
 }

@@ -161,19 +161,25 @@ pub fn theory_range(ms: (u32, u32), out_dir: &Path, write: bool) -> Result<(), S
     Ok(())
 }
 
-/// The parametric disjoint-pairs certificate (kind `pairs-rule`, N = 3) for each `m` of the
-/// range: `r*(m, 3) >= floor(m / 2)` from one row identity checked symbolically
-/// (`docs/CASE_TREES.md` section 9). Written only after the checker accepted it.
-pub fn pairs_rule_range(ms: (u32, u32), out_dir: &Path) -> Result<(), String> {
+/// The parametric pairs certificate (kind `pairs-rule`, N = 3 or 4) for each `m` of the range:
+/// `r*(m, N) >= m - 2` with all the pairs (Theorem K), `floor(m / 2)` with the disjoint ones
+/// (Rule P), from one row identity checked symbolically (`docs/CASE_TREES.md` section 9).
+/// Written only after the checker accepted it.
+pub fn pairs_rule_range(
+    ms: (u32, u32),
+    queries: crate::check::pairs_rule_cert::PairQueries,
+    length: u32,
+    out_dir: &Path,
+) -> Result<(), String> {
     for m in ms.0..=ms.1 {
         if m < 4 {
-            eprintln!("m = {m}: fewer than two disjoint pairs; nothing to write");
+            eprintln!("m = {m}: the pairs rule proves nothing below m = 4; nothing to write");
             continue;
         }
-        let cert = crate::lower::case_tree::pairs_rule_certificate(m)?;
+        let cert = crate::lower::case_tree::pairs_rule_certificate(m, queries, length)?;
         let (path, proven) = check_and_write(&cert, out_dir)?;
         eprintln!(
-            "m = {m}: pairs rule certifies r* >= {} -> {}",
+            "m = {m}, N = {length}: pairs rule certifies r* >= {} -> {}",
             proven.rank,
             path.display()
         );

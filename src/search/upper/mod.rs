@@ -344,9 +344,13 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
                 .unwrap_or(usize::MAX);
             // With `--rank`, only that rank (nothing to do if a certificate already reaches
             // it); without, probes and then steps down from the best model ([`schedule`]).
-            // The disjoint pairs refute every rank below floor(m / 2) for N = 3 (PROOFS.md,
-            // Proposition DP), so no search goes there either.
-            let pairs_floor = if length == 3 { opts.m as usize / 2 } else { 1 };
+            // All the pairs refute every rank below m - 2 for N = 3 and 4 (PROOFS.md, Theorem
+            // K), so no search goes there either.
+            let pairs_floor = if (3..=4).contains(&length) {
+                (opts.m as usize).saturating_sub(2).max(1)
+            } else {
+                1
+            };
             let (floor, top) = match opts.rank {
                 Some(_) if ceiling <= target => (1, 1),
                 Some(_) => (target, (target + 1).min(num_tokens_checked(opts.m))),

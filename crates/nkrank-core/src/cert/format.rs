@@ -374,12 +374,18 @@ pub struct RelationEntryJson {
     pub lambda: String,
 }
 
-/// The parametric disjoint-pairs certificate (Rule P, `docs/PROOFS.md` section 12.8): multipliers on the
+/// The parametric pairs certificate (Rule P, `docs/PROOFS.md` section 12.8, or Theorem K,
+/// section 12.8a): multipliers on the
 /// constraints of a generic row `q` (a pair) with two symbolic tokens, `a` at level 0 and `b` at
 /// level 2, whose combination is `gap * (x(a) - x(b))`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PairsRuleJson {
+    /// Which pairs the rule takes as queries: absent or `"disjoint-pairs"` (Rule P,
+    /// `rank <= m / 2`) or `"all-pairs"` (Theorem K, `docs/PROOFS.md` section 12.8a,
+    /// `rank <= m - 2`). The identity is the same for both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries: Option<String>,
     /// Positive multipliers on constraints of the generic row, keys strictly increasing.
     pub identity: Vec<PairsRuleMultiplierJson>,
     /// The positive rational `c` with `sum y A = c (x(a) - x(b))`.
