@@ -1,8 +1,8 @@
-//! Theorem K (`docs/PROOFS.md` section 12.8a, `r*(m, 3) >= m - 2` from all the pairs) against
+//! Theorem K (`docs/PROOFS.md` section 12.8a, `r*(m, N) >= m - 2` from all the pairs) against
 //! what does not rely on it: its premise (Lemma D2) in the committed models, in exact
-//! arithmetic; its geometric core in the one dimension where it is the intermediate value
-//! theorem, exhaustively; and its bounds against the finite certificates and every committed
-//! upper bound.
+//! arithmetic; Lemmas G and G' on sampled hemispheres; its geometric core in the one dimension
+//! where it is the intermediate value theorem, exhaustively; and its bounds against the finite
+//! certificates and every committed upper bound.
 
 use nkrank::cert::format::KIND_PAIRS_RULE;
 use nkrank::cert::io::read_certificate;
@@ -193,4 +193,41 @@ fn all_pairs_bounds_agree_with_the_finite_certificates_and_every_upper_bound() {
         uppers += 1;
     }
     assert!(uppers >= 10);
+}
+
+/// Lemmas G and G' (`docs/PROOFS.md` section 12.8a) on sampled hemispheres, in integers: for
+/// the points `v_i = (-1)^i (1, i, ..., i^(m-4))`, `i = 1..m`, every nonzero `y` has two
+/// positive indices that are not neighbours on the cycle `1..m`. Small entries make many `y`
+/// with some `<y, v_i> = 0`, the case the proof perturbs away.
+#[test]
+fn every_sampled_hemisphere_holds_two_gale_points_not_neighbours_on_the_cycle() {
+    let mut rng = Lcg(11);
+    for m in 4..=12i64 {
+        let d = (m - 4) as u32;
+        for _ in 0..20_000 {
+            let y: Vec<i64> = (0..=d).map(|_| rng.next(7) as i64 - 3).collect();
+            if y.iter().all(|&c| c == 0) {
+                continue;
+            }
+            let positive: Vec<i64> = (1..=m)
+                .filter(|&i| {
+                    let f: i128 = (0..=d)
+                        .map(|k| i128::from(y[k as usize]) * i128::from(i).pow(k))
+                        .sum();
+                    if i % 2 == 0 {
+                        f > 0
+                    } else {
+                        f < 0
+                    }
+                })
+                .collect();
+            assert!(positive.len() >= 2, "m = {m}, y = {y:?}: {positive:?}");
+            let apart = positive.iter().any(|&i| {
+                positive
+                    .iter()
+                    .any(|&j| j > i && j - i != 1 && j - i != m - 1)
+            });
+            assert!(apart, "m = {m}, y = {y:?}: only neighbours {positive:?}");
+        }
+    }
 }
