@@ -804,15 +804,9 @@ pub fn pairs_rule_certificate(
         gap: gap.into(),
     };
     let rank = queries.max_rank(m);
-    let (method, flag) = match queries {
-        PairQueries::Disjoint => (
-            format!("pairs-rule: rank {} refuted by {rank} disjoint pairs, one row identity for every m (src/lower/case_tree.rs)", rank - 1),
-            "disjoint-pairs",
-        ),
-        PairQueries::All => (
-            format!("pairs-rule: rank {} refuted by all the pairs of {m} coordinates, one row identity for every m and the Borsuk-Ulam theorem (Theorem K; src/lower/case_tree.rs)", rank - 1),
-            "all-pairs",
-        ),
+    let method = match queries {
+        PairQueries::Disjoint => format!("pairs-rule: rank {} refuted by {rank} disjoint pairs, one row identity for every m (src/lower/case_tree.rs)", rank - 1),
+        PairQueries::All => format!("pairs-rule: rank {} refuted by all the pairs of {m} coordinates, one row identity for every m and the Borsuk-Ulam theorem (Theorem K; src/lower/case_tree.rs)", rank - 1),
     };
     // `--length 3` is the default, and the files of N = 3 name no length.
     let length_flag = match length {
@@ -821,7 +815,10 @@ pub fn pairs_rule_certificate(
     };
     let prov = crate::search::certify::provenance(
         &method,
-        &format!("nkrank lower pairs-rule --m {m} --queries {flag}{length_flag}"),
+        &format!(
+            "nkrank lower pairs-rule --m {m} --queries {}{length_flag}",
+            queries.name()
+        ),
     );
     Ok(crate::cert::CertificateFile {
         format: crate::cert::FORMAT_NAME.into(),

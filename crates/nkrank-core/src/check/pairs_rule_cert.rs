@@ -48,22 +48,27 @@ impl PairQueries {
     /// Reads the field: absent means [`PairQueries::Disjoint`] (the files written before the
     /// field existed).
     pub fn parse(field: Option<&str>) -> Result<Self, String> {
-        match field {
-            None | Some("disjoint-pairs") => Ok(Self::Disjoint),
-            Some("all-pairs") => Ok(Self::All),
-            Some(other) => Err(format!(
-                "queries {other:?} is not \"disjoint-pairs\" or \"all-pairs\""
-            )),
+        let Some(name) = field else {
+            return Ok(Self::Disjoint);
+        };
+        [Self::Disjoint, Self::All]
+            .into_iter()
+            .find(|q| q.name() == name)
+            .ok_or_else(|| format!("queries {name:?} is not \"disjoint-pairs\" or \"all-pairs\""))
+    }
+
+    /// The spelling of the field (and of `nkrank lower pairs-rule --queries`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Disjoint => "disjoint-pairs",
+            Self::All => "all-pairs",
         }
     }
 
     /// The field as written: absent for the disjoint pairs, so that their files keep the bytes
     /// they had before the field existed.
     pub fn field(self) -> Option<String> {
-        match self {
-            Self::Disjoint => None,
-            Self::All => Some("all-pairs".into()),
-        }
+        (self == Self::All).then(|| self.name().into())
     }
 
     /// The largest rank the theorem proves at `m` (below 2 it proves nothing).
