@@ -1,6 +1,6 @@
 //! `nkrank lower ratios`, `fooling`, `theory` and `pairs-rule`: the row-ratio table of
 //! docs/RATIOS.md, the fooling-set search for small m, the theory curve, and the parametric
-//! disjoint-pairs certificate.
+//! pairs certificates (the disjoint pairs, Rule P, and all the pairs, Theorem K).
 
 use crate::lower::fooling::{best_bound, certificate, search, RatioTable};
 use crate::lower::ratio_lp::{solve_ratio, RatioOutcome};

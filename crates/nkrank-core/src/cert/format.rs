@@ -18,8 +18,9 @@ pub const KIND_ROW_RATIO: &str = "row-ratio";
 pub const KIND_FOOLING: &str = "fooling-set";
 /// `kind` of a case-tree certificate (proves `r*(m, N) >= rank`, `rank` = number of queries).
 pub const KIND_CASE_TREE: &str = "case-tree";
-/// `kind` of the parametric disjoint-pairs certificate (proves `r*(m, 3) >= rank` for
-/// `2 rank <= m`, one row identity for all `m`; Rule P, `docs/PROOFS.md` section 12.8).
+/// `kind` of the parametric pairs certificate (proves `r*(m, N) >= rank` for `2 rank <= m`
+/// with the disjoint pairs, Rule P, or `rank <= m - 2` with all the pairs, Theorem K; one row
+/// identity for all `m`; `docs/PROOFS.md` sections 12.8 and 12.8a).
 pub const KIND_PAIRS_RULE: &str = "pairs-rule";
 /// Every kind this version of the format knows, in the order of `docs/CERTIFICATES.md`.
 pub const KINDS: &[&str] = &[
@@ -65,7 +66,7 @@ pub struct CertificateFile {
     /// The queries and one closed leaf per split (kind `case-tree`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case_tree: Option<CaseTreeJson>,
-    /// The row identity of the disjoint-pairs rule (kind `pairs-rule`).
+    /// The row identity of the pairs rule and its queries (kind `pairs-rule`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pairs_rule: Option<PairsRuleJson>,
 }

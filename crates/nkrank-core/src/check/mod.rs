@@ -106,7 +106,7 @@ pub enum Payload<'a> {
     Fooling(&'a FoolingJson),
     /// Kind `case-tree`: the queries and the leaves.
     CaseTree(&'a CaseTreeJson),
-    /// Kind `pairs-rule`: the row identity of the disjoint-pairs rule.
+    /// Kind `pairs-rule`: the row identity of the pairs rule and its queries.
     PairsRule(&'a PairsRuleJson),
 }
 
