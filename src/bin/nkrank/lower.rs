@@ -176,8 +176,8 @@ pub(crate) enum Lower {
         state: PathBuf,
     },
     /// The parametric pairs certificate for each m of a range (4..=64), one row identity checked
-    /// symbolically: r*(m, 3) >= m - 2 with all the pairs (Theorem K), floor(m / 2) with the
-    /// disjoint ones (Rule P).
+    /// symbolically: r*(m, N) >= m - 2 with all the pairs (Theorem K), floor(m / 2) with the
+    /// disjoint ones (Rule P), N = 3 or 4.
     PairsRule {
         /// Bits per token: one value or an inclusive range `A-B`, at most 64.
         #[arg(long, value_parser = parse_m_range_64)]
