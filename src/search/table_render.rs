@@ -19,9 +19,11 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
     let (rows, valid) = table_of(results);
     let rows: Vec<_> = rows.into_iter().filter(|r| r.m <= max_m).collect();
     // (file, method, command) behind a bound; method and command come from the provenance.
-    let describe = |src: Option<usize>| -> (String, String, String) {
+    // Without a certificate, the lower bound is the trivial 1 (Lemma 0(b)) and there is no
+    // upper bound at all.
+    let describe = |src: Option<usize>, missing: &str| -> (String, String, String) {
         match src {
-            None => ("-".into(), "trivial".into(), "-".into()),
+            None => ("-".into(), missing.into(), "-".into()),
             Some(i) => {
                 let r = valid[i];
                 let p = r.outcome.as_ref().ok();
@@ -49,8 +51,8 @@ pub fn render_table(results: &[FileResult], format: TableFormat, max_m: u32) -> 
         }
     }
     for row in rows {
-        let (lf, lm, lc) = describe(row.lower_source);
-        let (uf, um, uc) = describe(row.upper_source);
+        let (lf, lm, lc) = describe(row.lower_source, "trivial");
+        let (uf, um, uc) = describe(row.upper_source, "none");
         let up = row
             .upper
             .map(|u| u.to_string())
