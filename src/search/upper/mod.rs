@@ -346,8 +346,8 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
             // it); without, probes and then steps down from the best model ([`schedule`]).
             // All the pairs refute every rank below m - 2 for N = 3 and 4 (PROOFS.md, Theorem
             // K), so no search goes there either.
-            let pairs_floor = if (3..=4).contains(&length) {
-                (opts.m as usize).saturating_sub(2).max(1)
+            let pairs_floor = if crate::check::pairs_rule_cert::LENGTHS.contains(&(length as u32)) {
+                (crate::check::pairs_rule_cert::PairQueries::All.max_rank(opts.m) as usize).max(1)
             } else {
                 1
             };

@@ -20,15 +20,18 @@
 //! formal variables `x(q)`, `x(a)`, `x(b)`, `w(q)`, `w(a)`, `w(b)` with levels 2, 0, 2 (target =
 //! least level of the sequence, coefficients from [`crate::relation::side_coefficients`]);
 //! (3) checks that every multiplier is positive and the combination is exactly
-//! `gap * (x(a) - x(b))` with `gap > 0`. Treating the six variables as distinct is the strongest form: when `b` is the
-//! query itself the identity still holds after identifying `x(b)` with `x(q)`, `w(b)` with
-//! `w(q)`.
+//! `gap * (x(a) - x(b))` with `gap > 0`. Treating the six variables as distinct is the
+//! strongest form: when `b` is the query itself the identity still holds after identifying
+//! `x(b)` with `x(q)`, `w(b)` with `w(q)`.
 
 use super::combine::{named_multiplier, parse_multipliers, Combination};
 use crate::cert::format::PairsRuleJson;
 use crate::rational::{eq_q, format_q_short, parse_q, Q};
 use crate::relation::side_coefficients;
 use num_traits::{Signed, Zero};
+
+/// The sequence lengths the rule is proved for (its generic row has `N - 1` other tokens).
+pub const LENGTHS: std::ops::RangeInclusive<u32> = 3..=4;
 
 /// Symbolic tokens of the generic row: `(label, level in the row)`. The query is a pair, so its
 /// own level is 2.
@@ -82,7 +85,7 @@ impl PairQueries {
 
 /// Checks a pairs-rule certificate for `(m, length)` claiming `r* >= rank`.
 pub fn check_pairs_rule(m: u32, length: u32, rank: u64, p: &PairsRuleJson) -> Result<(), String> {
-    if !(3..=4).contains(&length) {
+    if !LENGTHS.contains(&length) {
         return Err(format!(
             "the pairs rule is proved for N = 3 and 4, found N = {length}"
         ));
