@@ -582,3 +582,32 @@ fn a_failed_search_keeps_its_best_float_model_and_starts_from_it() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The default engine trains at `m = 5` for `N = 4` (its alternating LPs stopped at rank 5 there):
+/// `nkrank solve --m 5 --length 4` reaches rank 3, Theorem K's lower bound, so the interval
+/// closes with the default command.
+#[test]
+fn default_engine_closes_m5_length4() {
+    let dir = std::env::temp_dir().join(format!("nkrank-cli-n4-{}", std::process::id()));
+    let d = dir.to_string_lossy().into_owned();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (ok, err) = nkrank(&[
+        "solve",
+        "--m",
+        "5",
+        "--length",
+        "4",
+        "--time-limit",
+        "60",
+        "--seed",
+        "1",
+        "--out",
+        &d,
+    ]);
+    assert!(ok, "{err}");
+    let written = dir.join("len4/m05-upper-r3-model.json");
+    let cert = nkrank::cert::io::read_certificate(&written).expect("a rank-3 model was written");
+    let proven = nkrank::check::check(&cert, Default::default()).expect("the checker accepts it");
+    assert_eq!((proven.rank, cert.m, cert.length), (3, 5, 4));
+    let _ = std::fs::remove_dir_all(&dir);
+}

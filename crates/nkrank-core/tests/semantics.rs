@@ -209,13 +209,14 @@ fn longer_sequences_agree_with_brute_force() {
     assert_eq!(cases, 15);
 }
 
-/// The committed N = 4 models with m <= 3: the checker's verdict and exact maximal error equal
-/// brute force over all 2^(4m) sequences.
+/// The committed N = 4 models with m <= 4: the checker's verdict and exact maximal error equal
+/// brute force over all 2^(4m) sequences (at m = 5 the 2^20 sequences of the two models took
+/// minutes in the test build, too long for every run).
 #[test]
 fn committed_length_4_models_agree_with_brute_force() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../certificates/len4");
     let mut seen = 0;
-    for m in 1..=3u32 {
+    for m in 1..=4u32 {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let p = entry.unwrap().path();
             let name = p.file_name().unwrap().to_str().unwrap().to_string();
@@ -235,5 +236,5 @@ fn committed_length_4_models_agree_with_brute_force() {
             seen += 1;
         }
     }
-    assert!(seen >= 3, "{seen} models");
+    assert!(seen >= 8, "{seen} models");
 }

@@ -110,7 +110,8 @@ pub(crate) struct SearchArgs {
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
     /// Engine of the low-rank search: `auto` (structured family, then alternating LPs for
-    /// m <= 5 or training for m >= 6), `structured`, `alternating` or `train`.
+    /// m <= 5 or training for m >= 6, and for m = 5 with N >= 4), `structured`, `alternating`
+    /// or `train`.
     #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
     pub(crate) engine: EngineArg,
     /// Training restarts per rank (per shard); 0 only with `--from` (its starts alone).

@@ -115,7 +115,7 @@ impl UpperOptions {
 /// The engines of the low-rank search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// The structured family, then alternating LPs for `m <= 5` or training for `m >= 6`.
+    /// The structured family, then alternating LPs or training ([`Engine::trains_by_default`]).
     Auto,
     /// The structured family alone.
     Structured,
@@ -126,6 +126,13 @@ pub enum Engine {
 }
 
 impl Engine {
+    /// Whether `Auto` trains at `(m, length)`, instead of running the alternating LPs: from
+    /// `m = 6` on, and from `m = 5` for `N >= 4`, where the alternating LPs stopped at rank 5
+    /// and training certifies rank 3 in seconds (`docs/UPPER_BOUNDS.md`, "Results (N = 4)").
+    pub fn trains_by_default(m: u32, length: usize) -> bool {
+        m >= 6 || (m >= 5 && length >= 4)
+    }
+
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -295,7 +302,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
     if let Some(ceiling) = ceiling {
         let mut r = ceiling.saturating_sub(1);
         let use_alternating = match opts.engine {
-            Engine::Auto => opts.m <= 5,
+            Engine::Auto => !Engine::trains_by_default(opts.m, length),
             Engine::Alternating => true,
             Engine::Structured | Engine::Train => false,
         };
@@ -329,7 +336,7 @@ pub fn run(opts: &UpperOptions) -> Result<Option<(PathBuf, Proven)>, String> {
             }
         }
         let use_train = match opts.engine {
-            Engine::Auto => opts.m >= 6,
+            Engine::Auto => Engine::trains_by_default(opts.m, length),
             Engine::Train => true,
             Engine::Structured | Engine::Alternating => false,
         };

@@ -399,7 +399,7 @@ pub struct PairsRuleJson {
 pub struct PairsRuleMultiplierJson {
     /// `"low"` or `"high"`.
     pub side: String,
-    /// The other `N - 1 = 2` tokens, each `"a"`, `"b"` or `"q"`, nondecreasing.
+    /// The other `N - 1` tokens, each `"a"`, `"b"` or `"q"`, nondecreasing.
     pub others: Vec<String>,
     /// The multiplier, a positive rational.
     pub y: String,
