@@ -4,8 +4,9 @@
 //! For each file it prints the median of `--reps` runs of: reading the bytes (with
 //! decompression), parsing them into the certificate (the floor a check cannot go below),
 //! and the whole check (read, parse, verify), in milliseconds; with `--reference`, also the
-//! model verdict by the slow big-rational path (no scaling), and with `--brute-max-m M` brute
-//! force on models with `m <= M`, for comparison.
+//! model verdict by the slow big-rational path (no scaling), with `--brute-max-m M` brute
+//! force on models with `m <= M`, and with `--brute-int-max-m M` the same enumeration in
+//! integers, for comparison.
 
 use clap::Parser;
 use nkrank::cert::convert::model_from_json;
@@ -42,6 +43,10 @@ struct Args {
     /// Also time brute force (every sequence, exactly) on model certificates with m up to this.
     #[arg(long, default_value_t = 0)]
     brute_max_m: u32,
+    /// Also time brute force in integers (the same enumeration, rows scaled to integers) on
+    /// model certificates with m up to this.
+    #[arg(long, default_value_t = 0)]
+    brute_int_max_m: u32,
     /// Exact maximal error for models with m up to this (as `nkrank-check --max-error-m`).
     #[arg(long, default_value_t = 8)]
     max_error_m: u32,
@@ -120,7 +125,7 @@ fn main() {
     let opts = CheckOptions {
         max_error_up_to_m: args.max_error_m,
     };
-    println!("file\tread_ms\tparse_ms\tcheck_ms\treference_ms\tbrute_ms\tverdict");
+    println!("file\tread_ms\tparse_ms\tcheck_ms\treference_ms\tbrute_ms\tbrute_int_ms\tverdict");
     for f in &args.files {
         let read = median_ms(args.reps, || {
             read_bytes(f).ok();
@@ -161,26 +166,26 @@ fn main() {
         } else {
             "-".into()
         };
-        let brute = match parse_certificate(&bytes) {
-            Ok(c) if c.model.is_some() && c.m <= args.brute_max_m => c
-                .model
-                .as_ref()
-                .and_then(|mj| model_from_json(mj, c.m, c.claim.rank as usize).ok())
-                .map_or("-".into(), |model| {
-                    format!(
-                        "{:.1}",
-                        median_ms(1, || {
-                            nkrank::oracle::bruteforce::max_error_bruteforce(
-                                &model,
-                                c.length as usize,
-                            );
-                        })
-                    )
-                }),
-            _ => "-".into(),
-        };
+        // One brute-force evaluation of the file's model, if it is one with m <= max_m.
+        let time_brute =
+            |max_m: u32, f: fn(&nkrank::model::Model, usize)| match parse_certificate(&bytes) {
+                Ok(c) if c.model.is_some() && c.m <= max_m => c
+                    .model
+                    .as_ref()
+                    .and_then(|mj| model_from_json(mj, c.m, c.claim.rank as usize).ok())
+                    .map_or("-".into(), |model| {
+                        format!("{:.1}", median_ms(1, || f(&model, c.length as usize)))
+                    }),
+                _ => "-".to_string(),
+            };
+        let brute = time_brute(args.brute_max_m, |model, length| {
+            nkrank::oracle::bruteforce::max_error_bruteforce(model, length);
+        });
+        let brute_int = time_brute(args.brute_int_max_m, |model, length| {
+            nkrank::oracle::bruteforce::max_error_bruteforce_scaled(model, length);
+        });
         println!(
-            "{}\t{read:.1}\t{parse:.1}\t{check:.1}\t{reference}\t{brute}\t{verdict}",
+            "{}\t{read:.1}\t{parse:.1}\t{check:.1}\t{reference}\t{brute}\t{brute_int}\t{verdict}",
             f.display()
         );
     }

@@ -876,7 +876,7 @@ pub fn search(
         if Instant::now() > deadline {
             return None;
         }
-        let results: Vec<(Attempt, Option<SnapshotFile>)> = batch
+        let results: Vec<(Attempt, Option<SnapshotFile>, bool)> = batch
             .par_iter()
             .map(|(origin, start, s, _)| {
                 let fm = match start {
@@ -913,21 +913,30 @@ pub fn search(
                     cfg
                 };
                 let tried = attempt(length, origin, fm, cfg, deadline, log, file.as_ref());
-                (tried, file)
+                // Ended past the deadline: the time limit, not the search, may have decided
+                // this proposal's outcome.
+                let cut = Instant::now() > deadline;
+                (tried, file, cut)
             })
             .collect();
         // A batch that ends before its deadline has every proposal done for good: once the
         // checkpoint says so (or a model is found), no run has anything of it to resume.
         let ended = Instant::now() <= deadline;
-        let (attempts, files): (Vec<Attempt>, Vec<Option<SnapshotFile>>) =
-            results.into_iter().unzip();
+        let mut attempts = Vec::with_capacity(batch.len());
+        let mut files = Vec::with_capacity(batch.len());
+        let mut cut = Vec::with_capacity(batch.len());
+        for (tried, file, c) in results {
+            attempts.push(tried);
+            files.push(file);
+            cut.push(c);
+        }
         let forget = || {
             if ended {
                 files.iter().flatten().for_each(SnapshotFile::remove);
             }
         };
         let mut best: Option<(f64, FloatModel)> = None;
-        for ((origin, _, _, _), (model, fm, err)) in batch.iter().zip(attempts) {
+        for (k, ((origin, _, _, _), (model, fm, err))) in batch.iter().zip(attempts).enumerate() {
             log(&format!(
                 "train: rank {r}, {origin}: float max error {err:.4}{}",
                 if model.is_some() {
@@ -938,11 +947,24 @@ pub fn search(
             ));
             if let Some((model, polish)) = model {
                 forget();
+                let cut_before: Vec<&str> = batch[..k]
+                    .iter()
+                    .zip(&cut)
+                    .filter(|(_, &c)| c)
+                    .map(|(job, _)| job.0.as_str())
+                    .collect();
+                let origin = match cut_note(&cut_before, origin, r) {
+                    Some(note) => {
+                        log(&format!("train: {note}"));
+                        format!("{origin} ({note})")
+                    }
+                    None => origin.clone(),
+                };
                 return Some(Found {
                     model,
                     float: fm,
                     float_error: err,
-                    origin: origin.clone(),
+                    origin,
                     polish,
                 });
             }
@@ -961,6 +983,32 @@ pub fn search(
         forget();
     }
     None
+}
+
+/// What a success owes to the time limit: proposals before the winner in its batch that the
+/// deadline cut (`cut_before`, by origin) might have won with a longer limit, so the same
+/// command may write another model elsewhere. The note says so in the provenance and, for a
+/// winning restart `i`, names the flags that run restart `i` alone (the `j`-th restart of
+/// shard `I/N` is restart `j N + I`, so shard `i/(i + 1)` begins with it), which reproduce the
+/// model under any limit that lets it finish. `None` if nothing before the winner was cut.
+fn cut_note(cut_before: &[&str], winner: &str, r: usize) -> Option<String> {
+    if cut_before.is_empty() {
+        return None;
+    }
+    let alone = winner
+        .strip_prefix("restart ")
+        .and_then(|i| i.parse::<u64>().ok())
+        .map(|i| {
+            format!(
+                "; `--rank {r} --shard {i}/{} --restarts 1` without `--from` runs {winner} alone",
+                i + 1
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "{} before it cut by the time limit{alone}",
+        cut_before.join(", ")
+    ))
 }
 
 /// Starts for rank `r - 1` from a rank-`r` float model ([`Descent`]): the model without a

@@ -942,3 +942,60 @@ fn shards_split_the_starts() {
     assert_eq!(parts, vec![vec![0, 3, 6], vec![1, 4], vec![2, 5]]);
     assert_eq!(Shard::ALL.share(items.clone()), items);
 }
+
+/// A success that the time limit may have decided says so, and for a restart names the flags
+/// that run it alone: shard `i/(i + 1)` begins with restart `i`, whose seed is the same.
+#[test]
+fn a_success_after_a_cut_names_the_flags_that_reproduce_it() {
+    assert_eq!(super::cut_note(&[], "restart 1", 20), None);
+    assert_eq!(
+        super::cut_note(&["restart 0"], "restart 1", 20).as_deref(),
+        Some(
+            "restart 0 before it cut by the time limit; `--rank 20 --shard 1/2 --restarts 1` \
+             without `--from` runs restart 1 alone"
+        )
+    );
+    assert_eq!(
+        super::cut_note(&["given"], "descent 2", 7).as_deref(),
+        Some("given before it cut by the time limit")
+    );
+    for i in [1u64, 3, 6] {
+        let alone = Shard {
+            index: i,
+            count: i + 1,
+        };
+        assert_eq!(alone.restart(0), i);
+    }
+    // Restart 1 alone is restart 1 of the full run (here resumed after restart 0, as from a
+    // checkpoint): the same model from the same seed.
+    let cfg = TrainConfig::for_m(4, 3);
+    let run = |shard: Shard, restarts: u64, skip: Done| {
+        search(
+            &cfg,
+            4,
+            2,
+            3,
+            shard,
+            restarts,
+            Vec::new(),
+            skip,
+            far(),
+            &|_| {},
+            &|_| {},
+            None,
+        )
+        .map(|f| (f.origin, text(&f.model)))
+    };
+    let resumed = run(
+        Shard::ALL,
+        2,
+        Done {
+            starts: 0,
+            restarts: 1,
+        },
+    )
+    .expect("restart 1 finds rank 2 at m = 4");
+    assert_eq!(resumed.0, "restart 1");
+    let alone = run(Shard { index: 1, count: 2 }, 1, Done::default());
+    assert_eq!(alone, Some(resumed));
+}
