@@ -5,7 +5,7 @@
 
 mod scratch;
 use nkrank::lp::rank1_lp::{solve_full_margin, solve_reduced};
-use nkrank::oracle::bruteforce::max_error_bruteforce;
+use nkrank::oracle::bruteforce::{max_error_bruteforce, max_error_bruteforce_scaled};
 use nkrank::rational::half;
 use nkrank::search::rank1::{decide_rank1, Rank1Answer};
 use scratch::Scratch;
@@ -145,23 +145,33 @@ fn symmetry_reduced_rank1_agrees_with_the_full_lp() {
 
 #[test]
 fn rank1_answers_agree_with_brute_force() {
-    for length in 2..=3u32 {
+    let mut models = 0;
+    for length in 2..=4u32 {
         for m in 1..=4u32 {
             match decide_rank1(m, length, "test").unwrap() {
                 Rank1Answer::Model(cert) => {
                     let model =
                         nkrank::cert::convert::model_from_json(cert.model.as_ref().unwrap(), m, 1)
                             .unwrap();
-                    let e = max_error_bruteforce(&model, length as usize).expect("valid model");
+                    // Every sequence, in integers where there are many (N = 4: 2^(4m)).
+                    let e = if length <= 3 {
+                        max_error_bruteforce(&model, length as usize)
+                    } else {
+                        max_error_bruteforce_scaled(&model, length as usize)
+                    }
+                    .expect("valid model");
                     assert!(e < half(), "m={m} N={length}: brute-force error {e}");
+                    models += 1;
                 }
                 Rank1Answer::Infeasible(_) => assert!(
-                    length == 3 && m >= 4,
+                    length >= 3 && m >= 4,
                     "m={m} N={length}: unexpected infeasibility"
                 ),
             }
         }
     }
+    // Rank 1 solves m <= 4 for N = 2 and m <= 3 for N = 3 and 4.
+    assert_eq!(models, 10);
 }
 
 #[test]
