@@ -141,47 +141,27 @@ fn main() {
                 Err(e) => format!("rejected: {e}"),
             };
         });
-        let reference = if args.reference {
-            match parse_certificate(&bytes) {
-                Ok(c) if c.model.is_some() => {
-                    let model = c
-                        .model
-                        .as_ref()
-                        .and_then(|mj| model_from_json(mj, c.m, c.claim.rank as usize).ok());
-                    match model {
-                        Some(model) => format!(
-                            "{:.1}",
-                            median_ms(1, || {
-                                nkrank::oracle::levels::verdict_reference(
-                                    &model,
-                                    c.length as usize,
-                                );
-                            })
-                        ),
-                        None => "-".into(),
-                    }
-                }
-                _ => "-".into(),
+        // The file's model (if it is a model certificate), parsed once for the timed columns:
+        // (model, m, N).
+        let model = parse_certificate(&bytes).ok().and_then(|c| {
+            let mj = c.model.as_ref()?;
+            let model = model_from_json(mj, c.m, c.claim.rank as usize).ok()?;
+            Some((model, c.m, c.length as usize))
+        });
+        // One timed evaluation of that model, if asked for and its m is at most `max_m`.
+        let time = |asked: bool, max_m: u32, f: fn(&nkrank::model::Model, usize)| match &model {
+            Some((model, m, length)) if asked && *m <= max_m => {
+                format!("{:.1}", median_ms(1, || f(model, *length)))
             }
-        } else {
-            "-".into()
+            _ => "-".to_string(),
         };
-        // One brute-force evaluation of the file's model, if it is one with m <= max_m.
-        let time_brute =
-            |max_m: u32, f: fn(&nkrank::model::Model, usize)| match parse_certificate(&bytes) {
-                Ok(c) if c.model.is_some() && c.m <= max_m => c
-                    .model
-                    .as_ref()
-                    .and_then(|mj| model_from_json(mj, c.m, c.claim.rank as usize).ok())
-                    .map_or("-".into(), |model| {
-                        format!("{:.1}", median_ms(1, || f(&model, c.length as usize)))
-                    }),
-                _ => "-".to_string(),
-            };
-        let brute = time_brute(args.brute_max_m, |model, length| {
+        let reference = time(args.reference, u32::MAX, |model, length| {
+            nkrank::oracle::levels::verdict_reference(model, length);
+        });
+        let brute = time(true, args.brute_max_m, |model, length| {
             nkrank::oracle::bruteforce::max_error_bruteforce(model, length);
         });
-        let brute_int = time_brute(args.brute_int_max_m, |model, length| {
+        let brute_int = time(true, args.brute_int_max_m, |model, length| {
             nkrank::oracle::bruteforce::max_error_bruteforce_scaled(model, length);
         });
         println!(

@@ -823,6 +823,21 @@ fn attempt(
     (None, fm, err)
 }
 
+/// One proposal of [`search`]: its name in the log and the provenance, where it starts, and
+/// the progress to record once it is done.
+struct Job {
+    origin: String,
+    from: JobStart,
+    progress: Done,
+}
+
+/// Where a [`Job`] starts: a given float model, or a seeded restart (its index names the
+/// flags that run it alone, [`cut_note`]).
+enum JobStart {
+    Given(FloatModel),
+    Restart { index: u64, seed: u64 },
+}
+
 /// Searches for a rank-`r` model: first from the given `starts` (e.g. a pruned higher-rank
 /// model), then from `restarts` seeded random starts of this shard, skipping the starts and
 /// restarts that `skip` says are done (before an interruption). After each batch without
@@ -845,32 +860,33 @@ pub fn search(
     snapshots: Option<&Snapshots>,
 ) -> Option<Found> {
     let length = cfg.length;
-    // Jobs: (origin, start, seed, progress once this job is done).
     let given = starts.len() as u64;
-    let mut jobs: Vec<(String, Option<FloatModel>, u64, Done)> = starts
+    let mut jobs: Vec<Job> = starts
         .into_iter()
         .zip(1u64..)
         .skip(skip.starts as usize)
-        .map(|((o, f), k)| {
-            let progress = Done {
+        .map(|((origin, f), k)| Job {
+            origin,
+            from: JobStart::Given(f),
+            progress: Done {
                 starts: k,
                 restarts: skip.restarts,
-            };
-            (o, Some(f), 0, progress)
+            },
         })
         .collect();
     for j in skip.restarts..restarts {
         let i = shard.restart(j);
-        let progress = Done {
-            starts: given.max(skip.starts),
-            restarts: j + 1,
-        };
-        jobs.push((
-            format!("restart {i}"),
-            None,
-            restart_seed(seed, m, r, i),
-            progress,
-        ));
+        jobs.push(Job {
+            origin: format!("restart {i}"),
+            from: JobStart::Restart {
+                index: i,
+                seed: restart_seed(seed, m, r, i),
+            },
+            progress: Done {
+                starts: given.max(skip.starts),
+                restarts: j + 1,
+            },
+        });
     }
     for batch in jobs.chunks(BATCH) {
         if Instant::now() > deadline {
@@ -878,11 +894,12 @@ pub fn search(
         }
         let results: Vec<(Attempt, Option<SnapshotFile>, bool)> = batch
             .par_iter()
-            .map(|(origin, start, s, _)| {
-                let fm = match start {
-                    Some(f) => f.clone(),
-                    None => {
-                        let rng = &mut ChaCha8Rng::seed_from_u64(*s);
+            .map(|job| {
+                let origin = &job.origin;
+                let fm = match &job.from {
+                    JobStart::Given(f) => f.clone(),
+                    JobStart::Restart { seed, .. } => {
+                        let rng = &mut ChaCha8Rng::seed_from_u64(*seed);
                         match cfg.start {
                             Start::Random => {
                                 let mut fm = FloatModel::random(m, r, cfg.spread, rng);
@@ -922,21 +939,19 @@ pub fn search(
         // A batch that ends before its deadline has every proposal done for good: once the
         // checkpoint says so (or a model is found), no run has anything of it to resume.
         let ended = Instant::now() <= deadline;
-        let mut attempts = Vec::with_capacity(batch.len());
-        let mut files = Vec::with_capacity(batch.len());
-        let mut cut = Vec::with_capacity(batch.len());
-        for (tried, file, c) in results {
-            attempts.push(tried);
-            files.push(file);
-            cut.push(c);
-        }
+        type Split = (Vec<Attempt>, (Vec<Option<SnapshotFile>>, Vec<bool>));
+        let (attempts, (files, cut)): Split = results
+            .into_iter()
+            .map(|(tried, file, c)| (tried, (file, c)))
+            .unzip();
         let forget = || {
             if ended {
                 files.iter().flatten().for_each(SnapshotFile::remove);
             }
         };
         let mut best: Option<(f64, FloatModel)> = None;
-        for (k, ((origin, _, _, _), (model, fm, err))) in batch.iter().zip(attempts).enumerate() {
+        for (k, (job, (model, fm, err))) in batch.iter().zip(attempts).enumerate() {
+            let origin = &job.origin;
             log(&format!(
                 "train: rank {r}, {origin}: float max error {err:.4}{}",
                 if model.is_some() {
@@ -951,9 +966,13 @@ pub fn search(
                     .iter()
                     .zip(&cut)
                     .filter(|(_, &c)| c)
-                    .map(|(job, _)| job.0.as_str())
+                    .map(|(job, _)| job.origin.as_str())
                     .collect();
-                let origin = match cut_note(&cut_before, origin, r) {
+                let alone = match job.from {
+                    JobStart::Restart { index, .. } => Some(index),
+                    JobStart::Given(_) => None,
+                };
+                let origin = match cut_note(&cut_before, origin, alone, r) {
                     Some(note) => {
                         log(&format!("train: {note}"));
                         format!("{origin} ({note})")
@@ -978,7 +997,7 @@ pub fn search(
         // A batch cut short by the deadline is not done: a resumed run does it again (from
         // the snapshots of its proposals where it has them).
         if let Some(last) = batch.last().filter(|_| ended) {
-            done(last.3);
+            done(last.progress);
         }
         forget();
     }
@@ -991,13 +1010,11 @@ pub fn search(
 /// winning restart `i`, names the flags that run restart `i` alone (the `j`-th restart of
 /// shard `I/N` is restart `j N + I`, so shard `i/(i + 1)` begins with it), which reproduce the
 /// model under any limit that lets it finish. `None` if nothing before the winner was cut.
-fn cut_note(cut_before: &[&str], winner: &str, r: usize) -> Option<String> {
+fn cut_note(cut_before: &[&str], winner: &str, restart: Option<u64>, r: usize) -> Option<String> {
     if cut_before.is_empty() {
         return None;
     }
-    let alone = winner
-        .strip_prefix("restart ")
-        .and_then(|i| i.parse::<u64>().ok())
+    let alone = restart
         .map(|i| {
             format!(
                 "; `--rank {r} --shard {i}/{} --restarts 1` without `--from` runs {winner} alone",

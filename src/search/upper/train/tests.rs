@@ -947,16 +947,16 @@ fn shards_split_the_starts() {
 /// that run it alone: shard `i/(i + 1)` begins with restart `i`, whose seed is the same.
 #[test]
 fn a_success_after_a_cut_names_the_flags_that_reproduce_it() {
-    assert_eq!(super::cut_note(&[], "restart 1", 20), None);
+    assert_eq!(super::cut_note(&[], "restart 1", Some(1), 20), None);
     assert_eq!(
-        super::cut_note(&["restart 0"], "restart 1", 20).as_deref(),
+        super::cut_note(&["restart 0"], "restart 1", Some(1), 20).as_deref(),
         Some(
             "restart 0 before it cut by the time limit; `--rank 20 --shard 1/2 --restarts 1` \
              without `--from` runs restart 1 alone"
         )
     );
     assert_eq!(
-        super::cut_note(&["given"], "descent 2", 7).as_deref(),
+        super::cut_note(&["given"], "descent 2", None, 7).as_deref(),
         Some("given before it cut by the time limit")
     );
     for i in [1u64, 3, 6] {
